@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/sseaudit/sseaudit/replay"
+	"github.com/sseaudit/sseaudit/trace"
+)
+
+func eventsCommand(e env) *cli.Command {
+	return &cli.Command{
+		Name:      "events",
+		Usage:     "account for every body byte: events by class, bytes by bucket",
+		ArgsUsage: "TRACE",
+		Description: `Every body byte lands in exactly one bucket: the class of the event it belongs to
+(role, reasoning, content, tool_call, finish, usage_only, metadata_only, done,
+comment, after_done, malformed, error), framing (line ends, blank lines, "data:"
+prefixes, field names) or ignored (what a framer skips). The buckets must sum to the
+body size; a request whose bytes do not add up stops the command with exit 1.
+
+Arguments:
+  TRACE   a trace file
+
+Examples:
+  audit events testdata/traces/basic.parquet
+  audit events --per-request --framer sse testdata/traces/basic.jsonl`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
+			&cli.BoolFlag{Name: "per-request", Usage: "one row a request"},
+			framerFlag(),
+			traceFormatFlag("in-format"),
+		}, limitFlags()...),
+		Action: action(func(ctx context.Context, cmd *cli.Command) error {
+			path, err := oneArg(cmd, "TRACE")
+			if err != nil {
+				return err
+			}
+			out := cmd.String("format")
+			if out != "text" && out != "json" {
+				return usagef("events: --format %q: want text or json", out)
+			}
+			framer, err := framerFrom(cmd)
+			if err != nil {
+				return err
+			}
+			r, err := openTrace(e, cmd, path, "in-format")
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			acc := eventAccount{Framer: framer}
+			err = replayEach(r, framer, func(req *trace.Request, res *replay.Result) error {
+				return acc.add(req, res, cmd.Bool("per-request"))
+			})
+			if err != nil {
+				return err
+			}
+			if out == "json" {
+				return acc.writeJSON(e.stdout)
+			}
+			return acc.writeText(e.stdout)
+		}),
+	}
+}
+
+// eventAccount accumulates the byte and event accounting of a trace.
+type eventAccount struct {
+	Framer    replay.Framer
+	Requests  int64
+	BodyBytes int64
+	Events    replay.EventCounts
+	Bytes     replay.ByteCounts
+	Rows      []eventRow
+}
+
+type eventRow struct {
+	RequestID string
+	BodyBytes int64
+	Events    replay.EventCounts
+	Bytes     replay.ByteCounts
+}
+
+func (a *eventAccount) add(req *trace.Request, res *replay.Result, perRequest bool) error {
+	body := req.BodyBytes()
+	if sum := res.Bytes.Sum(); sum != body {
+		return fmt.Errorf("request %q: the byte buckets sum to %d, the body holds %d: accounting lost bytes", req.RequestID, sum, body)
+	}
+	a.Requests++
+	a.BodyBytes += body
+	for i := range a.Events {
+		a.Events[i] += res.Counts[i]
+	}
+	for i := range a.Bytes {
+		a.Bytes[i] += res.Bytes[i]
+	}
+	if perRequest {
+		a.Rows = append(a.Rows, eventRow{req.RequestID, body, res.Counts, res.Bytes})
+	}
+	return nil
+}
+
+func pct(n, d int64) string {
+	if d == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(100*float64(n)/float64(d), 'f', 1, 64) + "%"
+}
+
+func (a *eventAccount) writeText(w io.Writer) error {
+	fmt.Fprintf(w, "framer %s: %d requests, %d body bytes\n\n", a.Framer, a.Requests, a.BodyBytes)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "bucket\tevents\tbytes\tshare\t\n")
+	var sum int64
+	for _, b := range replay.Buckets {
+		events := "-"
+		if int(b) < len(a.Events) {
+			events = strconv.Itoa(a.Events[b])
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t\n", b, events, a.Bytes[b], pct(a.Bytes[b], a.BodyBytes))
+		sum += a.Bytes[b]
+	}
+	fmt.Fprintf(tw, "total\t\t%d\t%s\t\n", sum, pct(sum, a.BodyBytes))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(a.Rows) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nbytes by bucket, per request\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "request_id\tbody\t")
+	for _, b := range replay.Buckets {
+		fmt.Fprintf(tw, "%s\t", b)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range a.Rows {
+		fmt.Fprintf(tw, "%s\t%d\t", r.RequestID, r.BodyBytes)
+		for _, b := range replay.Buckets {
+			fmt.Fprintf(tw, "%d\t", r.Bytes[b])
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+func (a *eventAccount) writeJSON(w io.Writer) error {
+	type row struct {
+		RequestID string           `json:"request_id"`
+		BodyBytes int64            `json:"body_bytes"`
+		Events    map[string]int   `json:"events"`
+		Bytes     map[string]int64 `json:"bytes"`
+	}
+	mk := func(id string, body int64, ev replay.EventCounts, by replay.ByteCounts) row {
+		r := row{RequestID: id, BodyBytes: body, Events: map[string]int{}, Bytes: map[string]int64{}}
+		for _, c := range replay.Classes {
+			r.Events[c.String()] = ev[c]
+		}
+		for _, b := range replay.Buckets {
+			r.Bytes[b.String()] = by[b]
+		}
+		return r
+	}
+	total := mk("", a.BodyBytes, a.Events, a.Bytes)
+	out := struct {
+		Framer     replay.Framer    `json:"framer"`
+		Requests   int64            `json:"requests"`
+		BodyBytes  int64            `json:"body_bytes"`
+		Events     map[string]int   `json:"events"`
+		Bytes      map[string]int64 `json:"bytes"`
+		PerRequest []row            `json:"per_request,omitempty"`
+	}{Framer: a.Framer, Requests: a.Requests, BodyBytes: a.BodyBytes, Events: total.Events, Bytes: total.Bytes}
+	for _, r := range a.Rows {
+		out.PerRequest = append(out.PerRequest, mk(r.RequestID, r.BodyBytes, r.Events, r.Bytes))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

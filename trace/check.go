@@ -1,0 +1,108 @@
+package trace
+
+import (
+	"fmt"
+	"math"
+)
+
+// Limits bound what a reader accepts, so that a hostile file ends in an error
+// that names the limit rather than in an out-of-memory kill.
+type Limits struct {
+	MaxChunkBytes   int64 // largest single chunk
+	MaxRequests     int64 // most requests in a file
+	MaxGroupingRows int64 // most rows held in memory to group a non-contiguous flat file
+}
+
+// DefaultLimits are the limits readers use unless told otherwise.
+var DefaultLimits = Limits{
+	MaxChunkBytes:   256 << 20,
+	MaxRequests:     50_000_000,
+	MaxGroupingRows: 20_000_000,
+}
+
+// Checker validates requests as a reader produces them: the per-request rules
+// of the schema and request_id uniqueness across the file. Every reader runs
+// its requests through one.
+type Checker struct {
+	File   string
+	Limits Limits
+	seen   map[string]int64 // request_id -> row or line where first seen
+	n      int64
+}
+
+// NewChecker returns a Checker for the file named file.
+func NewChecker(file string, limits Limits) *Checker {
+	return &Checker{File: file, Limits: limits, seen: make(map[string]int64)}
+}
+
+// Check validates r, found at pos (a row, or a line for JSONL: see Error).
+// It returns nil or a *Error.
+func (c *Checker) Check(r *Request, pos Error) error {
+	fail := func(column, format string, args ...any) *Error {
+		e := pos
+		e.File = c.File
+		if e.RequestID == "" {
+			e.RequestID = r.RequestID
+		}
+		e.Column = column
+		e.Msg = fmt.Sprintf(format, args...)
+		return &e
+	}
+	if r.RequestID == "" {
+		return fail("request_id", "empty request_id: want a non-empty, unique id")
+	}
+	if first, dup := c.seen[r.RequestID]; dup {
+		return fail("request_id", "duplicate request_id (first seen at %s %d): want unique ids", posUnit(pos), first)
+	}
+	c.n++
+	if c.Limits.MaxRequests > 0 && c.n > c.Limits.MaxRequests {
+		e := fail("", "more than %d requests (limit --max-requests)", c.Limits.MaxRequests)
+		e.Err = ErrLimit
+		return e
+	}
+	c.seen[r.RequestID] = posValue(pos)
+	prev := r.T0Ns
+	for i, ch := range r.Chunks {
+		if ch.TNs < r.T0Ns {
+			return fail("chunks", "chunk %d: t_ns %d is before t0_ns %d: want chunk times at or after t0_ns", i, ch.TNs, r.T0Ns)
+		}
+		if ch.TNs < prev {
+			return fail("chunks", "chunk %d: t_ns %d goes back from %d: want non-decreasing chunk times", i, ch.TNs, prev)
+		}
+		if c.Limits.MaxChunkBytes > 0 && int64(len(ch.Data)) > c.Limits.MaxChunkBytes {
+			e := fail("chunks", "chunk %d holds %d bytes, more than %d (limit --max-chunk-bytes)", i, len(ch.Data), c.Limits.MaxChunkBytes)
+			e.Err = ErrLimit
+			return e
+		}
+		prev = ch.TNs
+	}
+	if r.EndNs != nil && *r.EndNs < prev {
+		return fail("end_ns", "end_ns %d is before t0_ns or the last chunk (%d): want end_ns at or after both", *r.EndNs, prev)
+	}
+	for i, t := range r.TimePointsS {
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return fail("time_points_s", "time point %d is %v: want a finite number of seconds", i, t)
+		}
+	}
+	if r.InputTokens != nil && *r.InputTokens < 0 {
+		return fail("input_tokens", "negative count %d", *r.InputTokens)
+	}
+	if r.OutputTokens != nil && *r.OutputTokens < 0 {
+		return fail("output_tokens", "negative count %d", *r.OutputTokens)
+	}
+	return nil
+}
+
+func posUnit(e Error) string {
+	if e.Line > 0 {
+		return "line"
+	}
+	return "row"
+}
+
+func posValue(e Error) int64 {
+	if e.Line > 0 {
+		return int64(e.Line)
+	}
+	return e.Row
+}

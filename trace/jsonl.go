@@ -1,0 +1,770 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/valyala/fastjson"
+)
+
+// The JSONL interchange: an optional first line {"run": {...}} with the
+// metadata, then one request object a line. See schemas/trace-v1.md.
+
+func init() {
+	Register(&Format{
+		Name:       "jsonl",
+		Extensions: []string{".jsonl", ".ndjson"},
+		Open:       openJSONL,
+		NewWriter:  newJSONLWriter,
+		Layouts:    []Layout{Nested},
+	})
+}
+
+// Column names of the nested layout, in their canonical order.
+const (
+	ColRequestID    = "request_id"
+	ColT0Ns         = "t0_ns"
+	ColEndNs        = "end_ns"
+	ColHTTPStatus   = "http_status"
+	ColError        = "error"
+	ColChunks       = "chunks"
+	ColTimePointsS  = "time_points_s"
+	ColInputTokens  = "input_tokens"
+	ColOutputTokens = "output_tokens"
+	// Flat layout only.
+	ColTNs  = "t_ns"
+	ColData = "data"
+)
+
+// Columns lists the nested layout's columns in order.
+var Columns = []string{ColRequestID, ColT0Ns, ColEndNs, ColHTTPStatus, ColError, ColChunks, ColTimePointsS, ColInputTokens, ColOutputTokens}
+
+// IsSchemaColumn reports whether name is a column of the nested layout.
+func IsSchemaColumn(name string) bool {
+	for _, c := range Columns {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}
+
+// runKeyToMeta maps a key of the JSONL run object to its metadata key.
+func runKeyToMeta(k string) string {
+	switch {
+	case k == "schema_version" || k == "max_concurrency" || k == "request_rate" || k == "source":
+		return MetaPrefix + k
+	case strings.HasPrefix(k, "extra_kind."):
+		return MetaPrefix + k
+	}
+	return KeyRunPrefix + k
+}
+
+// metaKeyToRun is the inverse of runKeyToMeta; ok is false for keys the run
+// object cannot hold.
+func metaKeyToRun(k string) (string, bool) {
+	if strings.HasPrefix(k, KeyRunPrefix) {
+		return strings.TrimPrefix(k, KeyRunPrefix), true
+	}
+	if strings.HasPrefix(k, MetaPrefix) {
+		short := strings.TrimPrefix(k, MetaPrefix)
+		if runKeyToMeta(short) == k {
+			return short, true
+		}
+	}
+	return "", false
+}
+
+type jsonlReader struct {
+	src     Source
+	info    Info
+	br      *bufio.Reader
+	line    int
+	parser  fastjson.Parser
+	check   *Checker
+	extra   map[string]int // extra column -> index in info.Extra
+	runLine int            // line of the {"run": ...} object, 0 if none
+	cur     Request
+	err     error
+	done    bool
+}
+
+func openJSONL(src Source) (Reader, error) {
+	r := &jsonlReader{src: src, info: Info{Path: src.Name, Format: "jsonl", Layout: Nested},
+		check: NewChecker(src.Name, src.Limits), extra: map[string]int{}}
+	// First pass: the run line, every line well-formed, and the extra keys in
+	// order of first appearance, so that writers know the columns up front.
+	if err := r.prescan(); err != nil {
+		return nil, err
+	}
+	if err := checkSchemaVersion(src.Name, &r.info); err != nil {
+		return nil, err
+	}
+	if _, err := src.File.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	r.br = bufio.NewReaderSize(src.File, 1<<20)
+	r.line = 0
+	return r, nil
+}
+
+func (r *jsonlReader) lineErr(column, format string, args ...any) *Error {
+	return &Error{File: r.src.Name, Line: r.line, RowGroup: -1, Row: -1, Column: column, Msg: fmt.Sprintf(format, args...)}
+}
+
+// readLine returns the next line without its line end, or io.EOF.
+func (r *jsonlReader) readLine() ([]byte, error) {
+	limit := r.src.Limits.MaxChunkBytes*4 + 1<<20
+	var buf []byte
+	for {
+		frag, err := r.br.ReadSlice('\n')
+		buf = append(buf, frag...)
+		if int64(len(buf)) > limit {
+			r.line++
+			e := r.lineErr("", "line longer than %d bytes (4 × --max-chunk-bytes)", limit)
+			e.Err = ErrLimit
+			return nil, e
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF && len(buf) == 0 {
+			return nil, io.EOF
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		r.line++
+		buf = bytes.TrimSuffix(buf, []byte("\n"))
+		buf = bytes.TrimSuffix(buf, []byte("\r"))
+		return buf, nil
+	}
+}
+
+var errBlank = errors.New("blank line")
+
+// parseLine parses one line as a JSON object.
+func (r *jsonlReader) parseLine(line []byte) (*fastjson.Object, error) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil, errBlank
+	}
+	if !utf8.Valid(line) {
+		return nil, r.lineErr("", "not valid UTF-8: want JSON text (chunk bytes that are not UTF-8 go in data_b64)")
+	}
+	if !json.Valid(line) {
+		var v any
+		err := json.Unmarshal(line, &v)
+		return nil, r.lineErr("", "not JSON: %v", err)
+	}
+	v, err := r.parser.ParseBytes(line)
+	if err != nil {
+		return nil, r.lineErr("", "not JSON: %v", err)
+	}
+	o, err := v.Object()
+	if err != nil {
+		return nil, r.lineErr("", "a JSON %s: want an object (a request, or {\"run\": {...}} on the first line)", v.Type())
+	}
+	return o, nil
+}
+
+func (r *jsonlReader) prescan() error {
+	br := bufio.NewReaderSize(r.src.File, 1<<20)
+	r.br = br
+	first := true
+	for {
+		line, err := r.readLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		o, err := r.parseLine(line)
+		if err == errBlank {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if run := o.Get("run"); run != nil && o.Get(ColRequestID) == nil {
+			if !first {
+				return r.lineErr("run", "a run line after the first line: want the run metadata on the first line only")
+			}
+			first = false
+			r.runLine = r.line
+			if err := r.readRun(run); err != nil {
+				return err
+			}
+			continue
+		}
+		first = false
+		var kerr error
+		o.Visit(func(key []byte, _ *fastjson.Value) {
+			k := string(key)
+			if kerr != nil || IsSchemaColumn(k) {
+				return
+			}
+			if _, ok := r.extra[k]; ok {
+				return
+			}
+			kind := ExtraJSON
+			if s, ok := r.info.Meta.Get(KeyExtraKindPrefix + k); ok {
+				kk, ok := ParseExtraKind(s)
+				if !ok {
+					kerr = r.lineErr(k, "metadata %s%s = %q: want one of string, int64, float64, bool, binary, json", KeyExtraKindPrefix, k, s)
+					return
+				}
+				kind = kk
+			}
+			r.extra[k] = len(r.info.Extra)
+			r.info.Extra = append(r.info.Extra, ExtraColumn{Name: k, Kind: kind})
+		})
+		if kerr != nil {
+			return kerr
+		}
+	}
+	return nil
+}
+
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+func (r *jsonlReader) readRun(run *fastjson.Value) error {
+	o, err := run.Object()
+	if err != nil {
+		return r.lineErr("run", "a JSON %s: want an object of run metadata", run.Type())
+	}
+	var kerr error
+	o.Visit(func(key []byte, v *fastjson.Value) {
+		if kerr != nil {
+			return
+		}
+		var val string
+		switch v.Type() {
+		case fastjson.TypeString:
+			val = string(v.GetStringBytes())
+		case fastjson.TypeNull:
+			return
+		default:
+			val = string(appendJSONValue(nil, v))
+		}
+		r.info.Meta.Set(runKeyToMeta(string(key)), val)
+	})
+	return kerr
+}
+
+// checkSchemaVersion accepts version 1 and files without a version (noted).
+func checkSchemaVersion(file string, info *Info) error {
+	v, ok := info.Meta.Get(KeySchemaVersion)
+	if !ok {
+		info.Notes = append(info.Notes, "no "+KeySchemaVersion+": read as version 1")
+		return nil
+	}
+	if strings.TrimSpace(v) != SchemaVersion {
+		return FileError(file, nil, "%s is %q: this sseaudit reads version %s", KeySchemaVersion, v, SchemaVersion)
+	}
+	return nil
+}
+
+// CheckSchemaVersion is checkSchemaVersion for the other formats' readers.
+func CheckSchemaVersion(file string, info *Info) error { return checkSchemaVersion(file, info) }
+
+func (r *jsonlReader) Info() Info        { return r.info }
+func (r *jsonlReader) Request() *Request { return &r.cur }
+func (r *jsonlReader) Err() error        { return r.err }
+func (r *jsonlReader) Close() error      { return nil }
+
+func (r *jsonlReader) Scan() bool {
+	if r.err != nil || r.done {
+		return false
+	}
+	for {
+		line, err := r.readLine()
+		if err == io.EOF {
+			r.done = true
+			return false
+		}
+		if err != nil {
+			r.err = err
+			return false
+		}
+		o, err := r.parseLine(line)
+		if err == errBlank {
+			continue
+		}
+		if err != nil {
+			r.err = err
+			return false
+		}
+		if r.line == r.runLine {
+			continue
+		}
+		r.cur = Request{}
+		if err := r.decode(o, &r.cur); err != nil {
+			r.err = err
+			return false
+		}
+		if err := r.check.Check(&r.cur, Error{Line: r.line, RowGroup: -1, Row: -1}); err != nil {
+			r.err = err
+			return false
+		}
+		return true
+	}
+}
+
+func (r *jsonlReader) decode(o *fastjson.Object, req *Request) error {
+	req.Extra = make([]Value, len(r.info.Extra))
+	for i := range req.Extra {
+		req.Extra[i].Null = true
+	}
+	var err error
+	o.Visit(func(key []byte, v *fastjson.Value) {
+		if err != nil {
+			return
+		}
+		k := string(key)
+		if v.Type() == fastjson.TypeNull {
+			if k == ColRequestID || k == ColT0Ns {
+				err = r.lineErr(k, "null: want a value")
+			}
+			return
+		}
+		switch k {
+		case ColRequestID:
+			var s []byte
+			if s, err = v.StringBytes(); err != nil {
+				err = r.lineErr(k, "a JSON %s: want a string", v.Type())
+				return
+			}
+			req.RequestID = string(s)
+		case ColT0Ns:
+			req.T0Ns, err = r.int64Field(k, v)
+		case ColEndNs:
+			var n int64
+			if n, err = r.int64Field(k, v); err == nil {
+				req.EndNs = &n
+			}
+		case ColHTTPStatus:
+			var n int64
+			if n, err = r.int64Field(k, v); err == nil {
+				if n < math.MinInt32 || n > math.MaxInt32 {
+					err = r.lineErr(k, "%d: want a 32-bit integer", n)
+					return
+				}
+				s := int32(n)
+				req.HTTPStatus = &s
+			}
+		case ColError:
+			var s []byte
+			if s, err = v.StringBytes(); err != nil {
+				err = r.lineErr(k, "a JSON %s: want a string", v.Type())
+				return
+			}
+			str := string(s)
+			req.Error = &str
+		case ColInputTokens, ColOutputTokens:
+			var n int64
+			if n, err = r.int64Field(k, v); err == nil {
+				if k == ColInputTokens {
+					req.InputTokens = &n
+				} else {
+					req.OutputTokens = &n
+				}
+			}
+		case ColTimePointsS:
+			var a []*fastjson.Value
+			if a, err = v.Array(); err != nil {
+				err = r.lineErr(k, "a JSON %s: want an array of numbers", v.Type())
+				return
+			}
+			req.TimePointsS = make([]float64, len(a))
+			for i, x := range a {
+				if req.TimePointsS[i], err = x.Float64(); err != nil {
+					err = r.lineErr(k, "element %d is a JSON %s: want a number", i, x.Type())
+					return
+				}
+			}
+		case ColChunks:
+			req.Chunks, err = r.chunks(v)
+		default:
+			i, ok := r.extra[k]
+			if !ok {
+				err = r.lineErr(k, "a key not seen in the first pass (the file changed while being read)")
+				return
+			}
+			req.Extra[i], err = r.extraValue(k, r.info.Extra[i].Kind, v)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if o.Get(ColRequestID) == nil {
+		return r.lineErr(ColRequestID, "missing: want a string id on every request line")
+	}
+	if o.Get(ColT0Ns) == nil {
+		return r.lineErr(ColT0Ns, "missing: want the send time in integer nanoseconds")
+	}
+	return nil
+}
+
+func (r *jsonlReader) int64Field(k string, v *fastjson.Value) (int64, error) {
+	if v.Type() != fastjson.TypeNumber {
+		return 0, r.lineErr(k, "a JSON %s: want an integer", v.Type())
+	}
+	n, err := v.Int64()
+	if err != nil {
+		return 0, r.lineErr(k, "%s: want an integer that fits in 64 bits", appendJSONValue(nil, v))
+	}
+	return n, nil
+}
+
+func (r *jsonlReader) chunks(v *fastjson.Value) ([]Chunk, error) {
+	a, err := v.Array()
+	if err != nil {
+		return nil, r.lineErr(ColChunks, "a JSON %s: want an array of {t_ns, data | data_b64}", v.Type())
+	}
+	out := make([]Chunk, len(a))
+	for i, c := range a {
+		o, err := c.Object()
+		if err != nil {
+			return nil, r.lineErr(ColChunks, "chunk %d is a JSON %s: want an object {t_ns, data | data_b64}", i, c.Type())
+		}
+		t := o.Get("t_ns")
+		if t == nil || t.Type() == fastjson.TypeNull {
+			return nil, r.lineErr(ColChunks, "chunk %d has no t_ns: want its arrival time in integer nanoseconds", i)
+		}
+		if out[i].TNs, err = r.int64Field(ColChunks, t); err != nil {
+			e := err.(*Error)
+			e.Msg = fmt.Sprintf("chunk %d t_ns: %s", i, e.Msg)
+			return nil, e
+		}
+		d, d64 := o.Get("data"), o.Get("data_b64")
+		switch {
+		case d != nil && d64 != nil:
+			return nil, r.lineErr(ColChunks, "chunk %d has both data and data_b64: want one", i)
+		case d != nil:
+			s, err := d.StringBytes()
+			if err != nil {
+				return nil, r.lineErr(ColChunks, "chunk %d data is a JSON %s: want a string", i, d.Type())
+			}
+			out[i].Data = append([]byte{}, s...)
+		case d64 != nil:
+			s, err := d64.StringBytes()
+			if err != nil {
+				return nil, r.lineErr(ColChunks, "chunk %d data_b64 is a JSON %s: want a base64 string", i, d64.Type())
+			}
+			out[i].Data, err = base64.StdEncoding.DecodeString(string(s))
+			if err != nil {
+				return nil, r.lineErr(ColChunks, "chunk %d data_b64: invalid base64 (%v): want standard base64 with padding", i, err)
+			}
+		default:
+			return nil, r.lineErr(ColChunks, "chunk %d has neither data nor data_b64: want the body bytes", i)
+		}
+		var unknown string
+		o.Visit(func(key []byte, _ *fastjson.Value) {
+			switch string(key) {
+			case "t_ns", "data", "data_b64":
+			default:
+				if unknown == "" {
+					unknown = string(key)
+				}
+			}
+		})
+		if unknown != "" {
+			return nil, r.lineErr(ColChunks, "chunk %d has the key %q: want only t_ns and data or data_b64", i, unknown)
+		}
+	}
+	return out, nil
+}
+
+func (r *jsonlReader) extraValue(k string, kind ExtraKind, v *fastjson.Value) (Value, error) {
+	bad := func(want string) (Value, error) {
+		return Value{}, r.lineErr(k, "a JSON %s: want %s (the column's kind is %s)", v.Type(), want, kind)
+	}
+	switch kind {
+	case ExtraJSON:
+		return Value{Str: string(appendJSONValue(nil, v))}, nil
+	case ExtraString:
+		s, err := v.StringBytes()
+		if err != nil {
+			return bad("a string")
+		}
+		return Value{Str: string(s)}, nil
+	case ExtraBinary:
+		s, err := v.StringBytes()
+		if err != nil {
+			return bad("a base64 string")
+		}
+		b, err := base64.StdEncoding.DecodeString(string(s))
+		if err != nil {
+			return Value{}, r.lineErr(k, "invalid base64 (%v): want standard base64", err)
+		}
+		return Value{Bytes: b}, nil
+	case ExtraInt64:
+		if v.Type() != fastjson.TypeNumber {
+			return bad("an integer")
+		}
+		n, err := v.Int64()
+		if err != nil {
+			return bad("an integer")
+		}
+		return Value{Int: n}, nil
+	case ExtraFloat64:
+		if v.Type() == fastjson.TypeString {
+			// NaN and infinities travel as strings.
+			s := string(v.GetStringBytes())
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(math.IsNaN(f) || math.IsInf(f, 0)) {
+				return bad("a number")
+			}
+			return Value{Float: f}, nil
+		}
+		f, err := v.Float64()
+		if err != nil {
+			return bad("a number")
+		}
+		return Value{Float: f}, nil
+	case ExtraBool:
+		b, err := v.Bool()
+		if err != nil {
+			return bad("true or false")
+		}
+		return Value{Bool: b}, nil
+	}
+	return Value{}, r.lineErr(k, "unknown extra kind %d", kind)
+}
+
+// jsonlWriter writes the canonical JSONL: fixed key order, nulls left out for
+// schema columns, every extra column written (null included) so that column
+// order survives.
+type jsonlWriter struct {
+	w     *bufio.Writer
+	extra []ExtraColumn
+	buf   []byte
+}
+
+func newJSONLWriter(w io.Writer, opts WriteOptions) (RequestWriter, error) {
+	jw := &jsonlWriter{w: bufio.NewWriterSize(w, 1<<20), extra: opts.Extra}
+	meta := append(Meta(nil), opts.Meta...)
+	for _, c := range opts.Extra {
+		meta.Set(KeyExtraKindPrefix+c.Name, c.Kind.String())
+	}
+	b := append(jw.buf[:0], `{"run": {`...)
+	n := 0
+	for _, kv := range meta {
+		k, ok := metaKeyToRun(kv.Key)
+		if !ok {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ", "...)
+		}
+		n++
+		b = appendJSONString(b, k)
+		b = append(b, ": "...)
+		if jsonNumber.MatchString(kv.Value) || kv.Value == "true" || kv.Value == "false" {
+			b = append(b, kv.Value...)
+		} else {
+			b = appendJSONString(b, kv.Value)
+		}
+	}
+	b = append(b, "}}\n"...)
+	jw.buf = b
+	_, err := jw.w.Write(b)
+	return jw, err
+}
+
+func (jw *jsonlWriter) Write(r *Request) error {
+	if !utf8.ValidString(r.RequestID) {
+		return fmt.Errorf("request %q: request_id is not valid UTF-8 and cannot be written to JSONL", r.RequestID)
+	}
+	b := append(jw.buf[:0], `{"request_id": `...)
+	b = appendJSONString(b, r.RequestID)
+	b = append(b, `, "t0_ns": `...)
+	b = strconv.AppendInt(b, r.T0Ns, 10)
+	if r.EndNs != nil {
+		b = append(b, `, "end_ns": `...)
+		b = strconv.AppendInt(b, *r.EndNs, 10)
+	}
+	if r.HTTPStatus != nil {
+		b = append(b, `, "http_status": `...)
+		b = strconv.AppendInt(b, int64(*r.HTTPStatus), 10)
+	}
+	if r.Error != nil {
+		if !utf8.ValidString(*r.Error) {
+			return fmt.Errorf("request %q: error is not valid UTF-8 and cannot be written to JSONL", r.RequestID)
+		}
+		b = append(b, `, "error": `...)
+		b = appendJSONString(b, *r.Error)
+	}
+	if r.Chunks != nil {
+		b = append(b, `, "chunks": [`...)
+		for i, c := range r.Chunks {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, `{"t_ns": `...)
+			b = strconv.AppendInt(b, c.TNs, 10)
+			if utf8.Valid(c.Data) {
+				b = append(b, `, "data": `...)
+				b = appendJSONString(b, string(c.Data))
+			} else {
+				b = append(b, `, "data_b64": "`...)
+				b = base64.StdEncoding.AppendEncode(b, c.Data)
+				b = append(b, '"')
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if r.TimePointsS != nil {
+		b = append(b, `, "time_points_s": [`...)
+		for i, t := range r.TimePointsS {
+			if math.IsNaN(t) || math.IsInf(t, 0) {
+				return fmt.Errorf("request %q: time_points_s[%d] is %v: JSON has no such number", r.RequestID, i, t)
+			}
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = strconv.AppendFloat(b, t, 'g', -1, 64)
+		}
+		b = append(b, ']')
+	}
+	if r.InputTokens != nil {
+		b = append(b, `, "input_tokens": `...)
+		b = strconv.AppendInt(b, *r.InputTokens, 10)
+	}
+	if r.OutputTokens != nil {
+		b = append(b, `, "output_tokens": `...)
+		b = strconv.AppendInt(b, *r.OutputTokens, 10)
+	}
+	for i, c := range jw.extra {
+		b = append(b, ", "...)
+		b = appendJSONString(b, c.Name)
+		b = append(b, ": "...)
+		var v Value
+		if i < len(r.Extra) {
+			v = r.Extra[i]
+		} else {
+			v.Null = true
+		}
+		var err error
+		if b, err = appendExtra(b, c, v); err != nil {
+			return fmt.Errorf("request %q: %w", r.RequestID, err)
+		}
+	}
+	b = append(b, "}\n"...)
+	jw.buf = b
+	_, err := jw.w.Write(b)
+	return err
+}
+
+func appendExtra(b []byte, c ExtraColumn, v Value) ([]byte, error) {
+	if v.Null {
+		return append(b, "null"...), nil
+	}
+	switch c.Kind {
+	case ExtraJSON:
+		if !json.Valid([]byte(v.Str)) {
+			return b, fmt.Errorf("column %s holds %q, which is not JSON text", c.Name, v.Str)
+		}
+		return append(b, v.Str...), nil
+	case ExtraString:
+		if !utf8.ValidString(v.Str) {
+			return b, fmt.Errorf("column %s is not valid UTF-8 and cannot be written to JSONL", c.Name)
+		}
+		return appendJSONString(b, v.Str), nil
+	case ExtraBinary:
+		b = append(b, '"')
+		b = base64.StdEncoding.AppendEncode(b, v.Bytes)
+		return append(b, '"'), nil
+	case ExtraInt64:
+		return strconv.AppendInt(b, v.Int, 10), nil
+	case ExtraFloat64:
+		if math.IsNaN(v.Float) || math.IsInf(v.Float, 0) {
+			return appendJSONString(b, strconv.FormatFloat(v.Float, 'g', -1, 64)), nil
+		}
+		return strconv.AppendFloat(b, v.Float, 'g', -1, 64), nil
+	case ExtraBool:
+		return strconv.AppendBool(b, v.Bool), nil
+	}
+	return b, fmt.Errorf("column %s: unknown kind %d", c.Name, c.Kind)
+}
+
+func (jw *jsonlWriter) Close() error { return jw.w.Flush() }
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, everything else as it is (s is valid UTF-8).
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"':
+			b = append(b, '\\', '"')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendJSONValue appends v as compact JSON. fastjson's own MarshalTo
+// escapes control characters the Go way (\x01), which is not JSON.
+func appendJSONValue(b []byte, v *fastjson.Value) []byte {
+	switch v.Type() {
+	case fastjson.TypeObject:
+		o, _ := v.Object()
+		b = append(b, '{')
+		n := 0
+		o.Visit(func(key []byte, x *fastjson.Value) {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			b = appendJSONString(b, string(key))
+			b = append(b, ':')
+			b = appendJSONValue(b, x)
+		})
+		return append(b, '}')
+	case fastjson.TypeArray:
+		a, _ := v.Array()
+		b = append(b, '[')
+		for i, x := range a {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONValue(b, x)
+		}
+		return append(b, ']')
+	case fastjson.TypeString:
+		return appendJSONString(b, string(v.GetStringBytes()))
+	}
+	return v.MarshalTo(b) // numbers as written, true, false, null
+}
