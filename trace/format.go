@@ -79,7 +79,7 @@ func LookupFormat(name, path string) (*Format, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("%s: cannot tell the format from the extension %q: want .parquet, .arrow, .arrows or .jsonl, or name it with --format", path, ext)
+	return nil, fmt.Errorf("%s: cannot tell the format from the extension %q: want .parquet, .arrow, .arrows or .jsonl, or name the format with a flag", path, ext)
 }
 
 func formatNamesLocked() []string {
@@ -236,6 +236,10 @@ func (w *Writer) Close() error {
 	}
 	if err == nil {
 		err = w.tmp.Sync()
+	}
+	if err == nil {
+		// CreateTemp makes the file private; a trace is an ordinary file.
+		err = w.tmp.Chmod(0o644)
 	}
 	if cerr := w.tmp.Close(); err == nil {
 		err = cerr

@@ -111,7 +111,10 @@ func action(f func(ctx context.Context, cmd *cli.Command) error) cli.ActionFunc 
 }
 
 func newApp(e env) *cli.Command {
-	return &cli.Command{
+	onUsageError := func(_ context.Context, _ *cli.Command, err error, _ bool) error {
+		return &usageError{err.Error()}
+	}
+	app := &cli.Command{
 		Name:    "audit",
 		Usage:   "replay recorded LLM streaming benchmarks byte for byte and audit their numbers",
 		Version: version,
@@ -124,8 +127,12 @@ Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check)
 		// Errors are printed by runEnv, and never end the process here.
 		ExitErrHandler:  func(context.Context, *cli.Command, error) {},
 		HideHelpCommand: true,
-		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {
-			return &usageError{err.Error()}
+		OnUsageError:    onUsageError,
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
+				return usagef("unknown command %q", cmd.Args().First())
+			}
+			return cli.ShowRootCommandHelp(cmd)
 		},
 		Commands: []*cli.Command{
 			reportCommand(e),
@@ -135,6 +142,10 @@ Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check)
 			convertCommand(e),
 		},
 	}
+	for _, c := range app.Commands {
+		c.OnUsageError = onUsageError
+	}
+	return app
 }
 
 // traceFormatFlag overrides the input format the extension implies.
@@ -177,5 +188,8 @@ func oneArg(cmd *cli.Command, what string) (string, error) {
 
 // openTrace opens the trace named on the command line.
 func openTrace(e env, cmd *cli.Command, path, formatFlag string) (trace.Reader, error) {
+	if _, err := trace.LookupFormat(cmd.String(formatFlag), path); err != nil {
+		return nil, usagef("%s: %v", cmd.Name, err)
+	}
 	return trace.Open(path, trace.OpenOptions{Format: cmd.String(formatFlag), Limits: limitsFrom(cmd), Stdin: e.stdin})
 }
