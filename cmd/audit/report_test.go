@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// bundledTraces are the bundled traces: one run in every format and layout.
+var bundledTraces = []string{
+	"basic.jsonl", "basic.parquet", "basic.arrow", "basic.arrows", "basic-flat.parquet", "basic-flat.arrow",
+}
+
+// TestReportMatchesAISBench: for every bundled trace, --aisbench-out writes
+// byte for byte what AISBench's own code wrote for the same bytes
+// (testdata/oracle/traces, made by replay_oracle.py).
+func TestReportMatchesAISBench(t *testing.T) {
+	for _, name := range bundledTraces {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			_, stderr, code := runCLI(t, "", "report", "--aisbench-out", dir, filepath.Join("testdata", "traces", name))
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			for _, f := range []string{"total.csv", "total.json", "stable.csv", "stable.json"} {
+				got, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := os.ReadFile(filepath.Join("testdata", "oracle", "traces", "basic."+f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s differs from AISBench's:\n%s\nwant\n%s", f, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestReplayMatchesAISBenchClient: the time points and token counts of
+// `audit replay` equal what AISBench's client recorded, bit for bit.
+func TestReplayMatchesAISBenchClient(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "oracle", "traces", "basic.timepoints.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var oracle struct {
+		Requests []struct {
+			RequestID    string    `json:"request_id"`
+			TimePoints   []float64 `json:"time_points"`
+			Success      bool      `json:"success"`
+			OutputTokens int64     `json:"output_tokens"`
+			InputTokens  int64     `json:"input_tokens"`
+		} `json:"requests"`
+	}
+	if err := json.Unmarshal(raw, &oracle); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, "", "replay", filepath.Join("testdata", "traces", "basic.parquet"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(nil, 1<<20)
+	i := 0
+	for ; sc.Scan(); i++ {
+		var got replayLine
+		if err := json.Unmarshal(sc.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		want := oracle.Requests[i]
+		if got.RequestID != want.RequestID || got.Success != want.Success {
+			t.Errorf("line %d: %s success %v, AISBench %s %v", i, got.RequestID, got.Success, want.RequestID, want.Success)
+		}
+		if !want.Success {
+			continue // AISBench keeps no time points of a failed request in its results
+		}
+		if len(got.TimePointsS) != len(want.TimePoints) {
+			t.Errorf("%s: %d time points, AISBench %d", got.RequestID, len(got.TimePointsS), len(want.TimePoints))
+			continue
+		}
+		for k := range got.TimePointsS {
+			if math.Float64bits(got.TimePointsS[k]) != math.Float64bits(want.TimePoints[k]) {
+				t.Errorf("%s: time point %d = %v, AISBench %v", got.RequestID, k, got.TimePointsS[k], want.TimePoints[k])
+			}
+		}
+		if *got.OutputTokens != want.OutputTokens || *got.InputTokens != want.InputTokens {
+			t.Errorf("%s: tokens %d/%d, AISBench %d/%d", got.RequestID, *got.InputTokens, *got.OutputTokens, want.InputTokens, want.OutputTokens)
+		}
+	}
+	if i != len(oracle.Requests) {
+		t.Errorf("%d lines, AISBench %d requests", i, len(oracle.Requests))
+	}
+}
+
+// TestAISBenchOutStageError: a run with no stable stage writes stable.error
+// with AISBench's message, warns, removes stale files and exits 0.
+func TestAISBenchOutStageError(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "stable.csv"), []byte("stale"), 0o644)
+	in := `{"run": {"max_concurrency": 4}}
+{"request_id": "a", "t0_ns": 1000000000, "http_status": 200, "chunks": [{"t_ns": 1100000000, "data": "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}\n\n"}, {"t_ns": 1200000000, "data": "data: {\"choices\":[{\"delta\":{\"content\":\"y\"}}]}\n\ndata: [DONE]\n\n"}]}
+`
+	_, stderr, code := runCLI(t, in, "report", "--aisbench-out", dir, "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "warning: stable stage: ") || !strings.Contains(stderr, "stable.error") {
+		t.Errorf("stderr = %q, want a warning naming stable.error", stderr)
+	}
+	msg, err := os.ReadFile(filepath.Join(dir, "stable.error"))
+	if err != nil || !strings.Contains(string(msg), "Can not find a stable stage") {
+		t.Errorf("stable.error = %q, %v", msg, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "stable.csv")); !os.IsNotExist(err) {
+		t.Errorf("a stale stable.csv survived")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "total.csv")); err != nil {
+		t.Errorf("total.csv: %v", err)
+	}
+}
