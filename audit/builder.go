@@ -1,0 +1,425 @@
+package audit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+// RequestRecord is one request as AISBench's summarizer sees it.
+type RequestRecord struct {
+	ID           string
+	Success      bool
+	TimePoints   []float64 // seconds, t0 first (AISBench's time_points)
+	InputTokens  *int64    // nil = unknown
+	OutputTokens *int64    // nil = unknown
+}
+
+// Config configures a Builder.
+type Config struct {
+	// MaxConcurrency is the configured max concurrency C (AISBench's batch_size);
+	// 0 = unknown.
+	MaxConcurrency int
+	// Stats are the statistics columns; nil means AISBench's DefaultStats.
+	Stats []string
+}
+
+// Builder accumulates requests in trace order; Finalize computes the report.
+type Builder struct {
+	cfg      Config
+	requests []RequestRecord
+}
+
+// NewBuilder returns an empty Builder.
+func NewBuilder(cfg Config) *Builder {
+	cfg.Stats = slices.Clone(cfg.Stats)
+	return &Builder{cfg: cfg}
+}
+
+// Add records one request. Requests must come in trace order (AISBench's
+// details order); the record is copied.
+func (b *Builder) Add(rec RequestRecord) {
+	rec.TimePoints = slices.Clone(rec.TimePoints)
+	if rec.InputTokens != nil {
+		v := *rec.InputTokens
+		rec.InputTokens = &v
+	}
+	if rec.OutputTokens != nil {
+		v := *rec.OutputTokens
+		rec.OutputTokens = &v
+	}
+	b.requests = append(b.requests, rec)
+}
+
+// perRequest is what _calc_perf_data derives from a successful request's time
+// points; token-dependent values are derived per stage, once counts are checked.
+type perRequest struct {
+	trace     int // index in trace order
+	start     float64
+	end       float64
+	latency   float64
+	ttft      float64
+	intervals []float64 // np.diff(tp[1:]); nil for <= 2 time points
+	input     *int64
+	output    *int64
+	id        string
+}
+
+// Finalize computes both stages. Its error is for an unusable configuration
+// only; a stage AISBench cannot compute carries its error in StageResult.Err.
+func (b *Builder) Finalize() (*Report, error) {
+	if b.cfg.MaxConcurrency < 0 {
+		return nil, fmt.Errorf("audit: max concurrency %d is negative", b.cfg.MaxConcurrency)
+	}
+	stats, warnings := ValidateStats(b.cfg.Stats)
+	rep := &Report{MaxConcurrency: b.cfg.MaxConcurrency, Stats: stats, StatsWarnings: warnings}
+
+	// AISBench keeps the success flag of every request, and every other field
+	// for successful requests only: two lists of different lengths.
+	successFlags := make([]bool, len(b.requests))
+	var successes []perRequest
+	var nanErr error
+	for i, rec := range b.requests {
+		ok := rec.Success && len(rec.TimePoints) >= 2
+		if rec.Success && !ok {
+			rep.Requests.TooFewTimePoints++
+		}
+		successFlags[i] = ok
+		if !ok {
+			continue
+		}
+		tp := rec.TimePoints
+		if nanErr == nil {
+			if j := slices.IndexFunc(tp, math.IsNaN); j >= 0 {
+				nanErr = &NaNTimePointError{ID: rec.ID, Index: i, Point: j}
+			}
+		}
+		pr := perRequest{
+			trace: i, id: rec.ID,
+			start: tp[0], end: tp[len(tp)-1],
+			latency: tp[len(tp)-1] - tp[0],
+			ttft:    tp[1] - tp[0],
+			input:   rec.InputTokens, output: rec.OutputTokens,
+		}
+		if len(tp) > 2 {
+			pr.intervals = NumpyDiff(tp[1:])
+		}
+		successes = append(successes, pr)
+	}
+	rep.Requests.Added = len(b.requests)
+	rep.Requests.Succeeded = len(successes)
+	rep.Requests.Failed = len(b.requests) - len(successes)
+
+	c := stageCalc{stats: stats, maxConcurrency: b.cfg.MaxConcurrency, successFlags: successFlags, successes: successes}
+	rep.Total = &StageResult{Stage: StageTotal}
+	rep.Stable = &StageResult{Stage: StageStable}
+	switch {
+	case len(successes) == 0:
+		rep.Total.Err = ErrAllRequestsFailed
+		rep.Stable.Err = ErrAllRequestsFailed
+	case nanErr != nil:
+		rep.Total.Err = nanErr
+		rep.Stable.Err = nanErr
+	default:
+		c.total(rep.Total)
+		c.stable(rep.Stable)
+	}
+	return rep, nil
+}
+
+type stageCalc struct {
+	stats          []string
+	maxConcurrency int
+	successFlags   []bool // every request, trace order
+	successes      []perRequest
+}
+
+// total is DefaultPerfMetricCalculator: every successful request.
+func (c *stageCalc) total(st *StageResult) {
+	positions := make([]int, len(c.successes))
+	starts := make([]float64, len(c.successes))
+	ends := make([]float64, len(c.successes))
+	for i, r := range c.successes {
+		positions[i] = i
+		starts[i], ends[i] = r.start, r.end
+	}
+	duration := pyMax(ends) - pyMin(starts)
+	success := 0
+	for _, ok := range c.successFlags {
+		if ok {
+			success++
+		}
+	}
+	c.fill(st, positions, duration, len(c.successFlags), success)
+}
+
+// stable is StablePerfMetricCalculator: the window and its requests.
+func (c *stageCalc) stable(st *StageResult) {
+	if c.maxConcurrency == 0 {
+		st.Err = ErrUnknownMaxConcurrency
+		return
+	}
+	type event struct {
+		time  float64
+		start bool
+	}
+	// AISBench appends start then end for each request and sorts by time with
+	// Python's stable sort: ties keep request order, a request's start first.
+	events := make([]event, 0, 2*len(c.successes))
+	starts := make([]float64, len(c.successes))
+	for i, r := range c.successes {
+		events = append(events, event{r.start, true}, event{r.end, false})
+		starts[i] = r.start
+	}
+	sort.SliceStable(events, func(i, j int) bool { return events[i].time < events[j].time })
+	var first, last float64
+	found := false
+	inFlight, reachedAtStart := 0, 0
+	for _, e := range events {
+		if e.start {
+			inFlight++
+		} else {
+			inFlight--
+		}
+		if inFlight == c.maxConcurrency {
+			if e.start {
+				reachedAtStart++
+				if reachedAtStart == 2 { // the first reach is warm-up
+					first, found = e.time, true
+				}
+			}
+			last = e.time
+		}
+	}
+	if !found {
+		st.Err = ErrNoStableStage
+		return
+	}
+	var positions []int
+	for i, s := range starts {
+		if first <= s && s <= last {
+			positions = append(positions, i)
+		}
+	}
+	if len(positions) == 0 {
+		st.Err = ErrNoStableStage
+		return
+	}
+	st.Window = &Window{
+		StartSeconds: first, EndSeconds: last, DurationSeconds: last - first,
+		OffsetSeconds: pyMin(starts),
+		Selected:      len(positions), Of: len(c.successes), Positions: positions,
+	}
+	// The quirk: success flags of the full list at success-list positions.
+	aisSuccess := 0
+	for _, p := range positions {
+		if c.successFlags[p] {
+			aisSuccess++
+		}
+	}
+	st.Quirk = FailureIndexQuirk{
+		Changed:       aisSuccess != len(positions),
+		IntendedTotal: len(positions), IntendedSuccess: len(positions),
+		AISBenchTotal: len(positions), AISBenchSuccess: aisSuccess, AISBenchFailed: len(positions) - aisSuccess,
+	}
+	c.fill(st, positions, last-first, len(positions), aisSuccess)
+}
+
+// fill computes a stage's metrics and common metrics over the successful
+// requests at positions, as BasePerfMetricCalculator does, with AISBench's
+// request and success counts (dataCount, successCount).
+func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dataCount, successCount int) {
+	st.DurationSeconds = duration
+	st.Requests = make([]int, len(positions))
+	reqs := make([]perRequest, len(positions))
+	for i, p := range positions {
+		reqs[i] = c.successes[p]
+		st.Requests[i] = reqs[i].trace
+	}
+	if err := joinErrors(unknownTokens("output", reqs, func(r perRequest) *int64 { return r.output }),
+		unknownTokens("input", reqs, func(r perRequest) *int64 { return r.input })); err != nil {
+		st.Err = err
+		return
+	}
+
+	n := len(reqs)
+	e2el := make([]float64, n)
+	ttft := make([]float64, n)
+	tpot := make([]float64, n)
+	inputs := make([]float64, n)
+	outputs := make([]float64, n)
+	speed := make([]float64, n)
+	prefill := make([]float64, n)
+	var itl []float64
+	var firstIntervals []float64
+	haveIntervals := false
+	decodeCount := 0
+	var totalInput, totalOutput int64
+	for i, r := range reqs {
+		in, out := *r.input, *r.output
+		e2el[i] = r.latency
+		ttft[i] = r.ttft
+		if out > 1 {
+			tpot[i] = (r.latency - r.ttft) / float64(out-1)
+		}
+		inputs[i], outputs[i] = float64(in), float64(out)
+		speed[i] = float64(out) / r.latency
+		// Python: `if ttft and ttft > 0` (NaN is truthy but not > 0).
+		if r.ttft > 0 {
+			prefill[i] = float64(in) / r.ttft
+		}
+		if len(r.intervals) > 0 {
+			if !haveIntervals {
+				firstIntervals, haveIntervals = r.intervals, true
+			}
+			itl = append(itl, r.intervals...)
+		}
+		if anyNonzero(r.intervals) {
+			decodeCount++
+		}
+		totalInput += in
+		totalOutput += out
+	}
+
+	type row struct {
+		name   Metric
+		values []float64
+	}
+	rows := []row{{MetricE2EL, e2el}, {MetricTTFT, ttft}, {MetricTPOT, tpot}}
+	switch {
+	case !haveIntervals:
+		st.Removed = append(st.Removed, RemovedMetric{MetricITL, "no request has an inter-token interval (every request has at most 2 time points)"})
+	case !anyNonzero(firstIntervals):
+		st.Removed = append(st.Removed, RemovedMetric{MetricITL, "the first request with intervals has only zero intervals"})
+	default:
+		rows = append(rows, row{MetricITL, itl})
+	}
+	rows = append(rows, row{MetricInputTokens, inputs}, row{MetricOutputTokens, outputs},
+		row{MetricOutputTokenThroughput, speed}, row{MetricPrefillTokenThroughput, prefill})
+	// TTFT and TPOT go when Python's sum of them is 0 (math.isclose(s, 0) is
+	// equality); TTFT takes PrefillTokenThroughput with it.
+	drop := map[Metric]bool{}
+	if PySum(ttft) == 0 {
+		drop[MetricTTFT], drop[MetricPrefillTokenThroughput] = true, true
+		st.Removed = append(st.Removed, RemovedMetric{MetricTTFT, "every TTFT is 0"},
+			RemovedMetric{MetricPrefillTokenThroughput, "removed with TTFT"})
+	}
+	if PySum(tpot) == 0 {
+		drop[MetricTPOT] = true
+		st.Removed = append(st.Removed, RemovedMetric{MetricTPOT, "every TPOT is 0 (no request has more than one output token)"})
+	}
+	for _, r := range rows {
+		if drop[r.name] {
+			continue
+		}
+		m := MetricResult{Name: r.name, Unit: r.name.Unit(), Values: r.values, N: successCount}
+		if r.name == MetricTPOT || r.name == MetricITL {
+			m.N = decodeCount
+		}
+		m.Stats = statistics(c.stats, r.values)
+		st.Metrics = append(st.Metrics, m)
+	}
+	slices.SortStableFunc(st.Removed, func(a, b RemovedMetric) int {
+		return slices.Index(Metrics, a.Name) - slices.Index(Metrics, b.Name)
+	})
+
+	cm := &st.Common
+	cm.BenchmarkDurationMs = NumpyRound(duration*1000, 4)
+	cm.TotalRequests = dataCount
+	cm.FailedRequests = dataCount - successCount
+	cm.SuccessRequests = successCount
+	concurrency := PySum(e2el) / duration
+	cm.Concurrency = Value{Raw: concurrency, Rounded: NumpyRound(concurrency, 4)}
+	// Stable prints min(round(x, 4), C): the int C only when C is strictly smaller.
+	cm.ConcurrencyCapped = st.Stage == StageStable && float64(c.maxConcurrency) < cm.Concurrency.Rounded
+	cm.MaxConcurrency = c.maxConcurrency
+	rate := float64(successCount) / duration
+	cm.RequestThroughput = Value{Raw: rate, Rounded: NumpyRound(rate, 4)}
+	cm.TotalInputTokens = totalInput
+	cm.TotalGeneratedTokens = totalOutput
+	if duration > 0 {
+		cm.HasTokenThroughput = true
+		in := float64(totalInput) / duration
+		out := float64(totalOutput) / duration
+		all := float64(totalInput+totalOutput) / duration
+		cm.InputTokenThroughput = Value{in, NumpyRound(in, 4)}
+		cm.OutputTokenThroughput = Value{out, NumpyRound(out, 4)}
+		cm.TotalTokenThroughput = Value{all, NumpyRound(all, 4)}
+	}
+}
+
+// statistics is _calculate_statistics: each value round(float(x), 4).
+func statistics(names []string, values []float64) []Statistic {
+	sorted := slices.Clone(values)
+	slices.SortFunc(sorted, compareNaNLast)
+	out := make([]Statistic, len(names))
+	for i, name := range names {
+		var raw float64
+		switch name {
+		case "Average":
+			raw = NumpyMean(values)
+		case "Min":
+			raw = NumpyMin(values)
+		case "Max":
+			raw = NumpyMax(values)
+		default:
+			p, _ := statPercent(name) // names are validated
+			raw = numpyPercentileSorted(sorted, float64(p))
+		}
+		out[i] = Statistic{Name: name, Raw: raw, Rounded: PyRound(raw, 4)}
+	}
+	return out
+}
+
+// anyNonzero is numpy's .any(): true for a nonzero or NaN value.
+func anyNonzero(xs []float64) bool {
+	for _, x := range xs {
+		if x != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownTokens reports the requests whose count AISBench would take from its
+// tokenizer: missing, or 0 (AISBench's loader turns a falsy 0 into None).
+func unknownTokens(kind string, reqs []perRequest, count func(perRequest) *int64) error {
+	e := &UnknownTokensError{Kind: kind}
+	for _, r := range reqs {
+		switch v := count(r); {
+		case v == nil:
+			e.Missing++
+		case *v == 0:
+			e.Zero++
+		default:
+			continue
+		}
+		e.IDs = append(e.IDs, r.id)
+	}
+	if e.Missing+e.Zero == 0 {
+		return nil
+	}
+	return e
+}
+
+// pyMax and pyMin are Python's max() and min() on a non-empty list without NaN.
+func pyMax(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs[1:] {
+		if x > m {
+			m = x
+		}
+	}
+	return m
+}
+
+func pyMin(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs[1:] {
+		if x < m {
+			m = x
+		}
+	}
+	return m
+}
