@@ -1,0 +1,17 @@
+#!/bin/sh
+# Regenerates AISBench's own results for the replay package's trace cases.
+# Needs the AISBench source extracted (see /work/shared/oracle/README.md):
+#   AISB_SRC=/work/aisb_src ORACLE=/work/shared/oracle ./regen.sh
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+src=${AISB_SRC:-/work/aisb_src}
+oracle=${ORACLE:-/work/shared/oracle}
+cases="$here/../../../replay/testdata"
+(cd "$cases" && /usr/bin/python3 gen_cases.py)
+for trace in "$cases"/*.jsonl; do
+	name=$(basename "$trace" .jsonl)
+	rm -f "$here/$name".*
+	AISB_SRC="$src" /usr/bin/python3 "$oracle/replay_oracle.py" "$trace" "$here/$name"
+done
+# The classifier's hand-written expectations, checked against Python and AISBench.
+(cd "$cases/.." && AISB_SRC="$src" ORACLE="$oracle" /usr/bin/python3 "$here/check_classify_seeds.py" >/dev/null)
