@@ -16,14 +16,23 @@ var bundledTraces = []string{
 	"basic.jsonl", "basic.parquet", "basic.arrow", "basic.arrows", "basic-flat.parquet", "basic-flat.arrow",
 }
 
-// TestReportMatchesAISBench: for every bundled trace, --aisbench-out writes
-// byte for byte what AISBench's own code wrote for the same bytes
-// (testdata/oracle/traces, made by replay_oracle.py).
+// TestReportMatchesAISBench: for every bundled trace and the replay
+// package's framing cases, --aisbench-out writes byte for byte what
+// AISBench's own code wrote for the same bytes (testdata/oracle, made by
+// replay_oracle.py).
 func TestReportMatchesAISBench(t *testing.T) {
+	type tc struct{ trace, oracle string }
+	var cases []tc
 	for _, name := range bundledTraces {
-		t.Run(name, func(t *testing.T) {
+		cases = append(cases, tc{filepath.Join("testdata", "traces", name), filepath.Join("testdata", "oracle", "traces", "basic.")})
+	}
+	for _, name := range []string{"cases", "random_mix"} {
+		cases = append(cases, tc{filepath.Join("replay", "testdata", name+".jsonl"), filepath.Join("testdata", "oracle", "replay", name+".")})
+	}
+	for _, c := range cases {
+		t.Run(c.trace, func(t *testing.T) {
 			dir := t.TempDir()
-			_, stderr, code := runCLI(t, "", "report", "--aisbench-out", dir, filepath.Join("testdata", "traces", name))
+			_, stderr, code := runCLI(t, "", "report", "--aisbench-out", dir, c.trace)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -32,7 +41,7 @@ func TestReportMatchesAISBench(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, err := os.ReadFile(filepath.Join("testdata", "oracle", "traces", "basic."+f))
+				want, err := os.ReadFile(c.oracle + f)
 				if err != nil {
 					t.Fatal(err)
 				}
