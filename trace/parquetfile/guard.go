@@ -1,0 +1,438 @@
+package parquetfile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// The parquet library trusts the sizes a file claims: the footer length, the
+// length of every thrift list, and the page sizes and value counts of every
+// page header become allocations before any data is read. The guards below
+// check each claim against the bytes that are really there first, so that a
+// hostile or damaged file ends in an error rather than an out-of-memory kill.
+
+const (
+	magic = "PAR1"
+	// minFileSize is the magic, a footer length and the magic again.
+	minFileSize = 4 + 4 + 4
+	// maxCompressionRatio bounds a page's claimed uncompressed size relative
+	// to its compressed size, beyond one chunk of the largest size allowed
+	// (Limits.MaxChunkBytes), which may compress without bound (a body of
+	// one repeated byte) and is a cost the limit already accepts.
+	maxCompressionRatio = 4096
+	compressionSlack    = 1 << 20
+	// minValuesCap is the fewest values a page may always claim; beyond it a
+	// page may claim at most 8 values a byte of uncompressed data.
+	minValuesCap = 1 << 24
+)
+
+// checkFooter checks the magic bytes and the footer length, and walks the
+// footer's thrift encoding checking every length against the bytes left. It
+// returns the footer length.
+func checkFooter(r io.ReaderAt, size int64) (int64, error) {
+	if size < minFileSize {
+		return 0, fmt.Errorf("file is %d bytes long: want at least %d for a Parquet file (truncated or not Parquet)", size, minFileSize)
+	}
+	var head [4]byte
+	if _, err := r.ReadAt(head[:], 0); err != nil {
+		return 0, fmt.Errorf("reading the magic bytes: %w", err)
+	}
+	if string(head[:]) != magic {
+		if string(head[:]) == "PARE" {
+			return 0, errors.New("encrypted Parquet file: want an unencrypted file")
+		}
+		return 0, fmt.Errorf("starts with %q: want the Parquet magic bytes %q (not a Parquet file)", head[:], magic)
+	}
+	var tail [8]byte
+	if _, err := r.ReadAt(tail[:], size-8); err != nil {
+		return 0, fmt.Errorf("reading the footer length: %w", err)
+	}
+	if string(tail[4:]) != magic {
+		return 0, fmt.Errorf("ends with %q: want the Parquet magic bytes %q at the end (truncated file?)", tail[4:], magic)
+	}
+	footerLen := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if footerLen == 0 || footerLen > size-minFileSize {
+		return 0, fmt.Errorf("footer claims %d bytes in a file of %d bytes: want a footer that fits in the file (truncated or corrupt footer)", footerLen, size)
+	}
+	footer := make([]byte, footerLen)
+	if _, err := r.ReadAt(footer, size-8-footerLen); err != nil {
+		return 0, fmt.Errorf("reading the footer: %w", err)
+	}
+	n, err := thriftStructLen(footer)
+	if err != nil {
+		return 0, fmt.Errorf("corrupt footer: %w", err)
+	}
+	if int64(n) != footerLen {
+		return 0, fmt.Errorf("corrupt footer: %d bytes of metadata in a footer of %d bytes", n, footerLen)
+	}
+	return footerLen, nil
+}
+
+// checkRowGroup checks that every column chunk of rg lies inside the file's
+// data area and that every page header in it claims sizes and value counts
+// that the chunk can hold, before the library allocates for them.
+func (g *guard) checkRowGroup(dataEnd int64, rg *format.RowGroup) error {
+	for i := range rg.Columns {
+		cc := &rg.Columns[i]
+		if cc.FilePath != "" {
+			return fmt.Errorf("column chunk %d is in another file (%q): want a self-contained file", i, cc.FilePath)
+		}
+		md := &cc.MetaData
+		start := md.DataPageOffset
+		if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
+			start = md.DictionaryPageOffset
+		}
+		if start < int64(len(magic)) || md.TotalCompressedSize < 0 || md.TotalCompressedSize > dataEnd-start {
+			return fmt.Errorf("column chunk %d (%s) claims bytes %d..%d: want them within the %d data bytes of the file",
+				i, columnPathOf(md), start, start+md.TotalCompressedSize, dataEnd)
+		}
+		if err := g.checkPages(start, start+md.TotalCompressedSize, md.Codec); err != nil {
+			return fmt.Errorf("column chunk %d (%s): %w", i, columnPathOf(md), err)
+		}
+	}
+	return nil
+}
+
+func columnPathOf(md *format.ColumnMetaData) string {
+	s := ""
+	for i, p := range md.PathInSchema {
+		if i > 0 {
+			s += "."
+		}
+		s += p
+	}
+	return s
+}
+
+// guard checks the column chunks of one file before the library reads them.
+type guard struct {
+	r             io.ReaderAt
+	maxChunkBytes int64
+	zstd          *zstd.Decoder
+	body, scratch []byte
+}
+
+// checkPages walks the pages of the column chunk at [start, end): each
+// header's claims must fit the chunk, and each compressed body must
+// decompress to at most the size its header claims. The parquet library's
+// decoders do not stop there: LZ4 doubles its buffer for ever on a damaged
+// block, and zstd, gzip and brotli grow their output to whatever the data
+// holds. The check costs a second decompression of every compressed page.
+func (g *guard) checkPages(start, end int64, codec format.CompressionCodec) error {
+	r, maxChunkBytes := g.r, g.maxChunkBytes
+	var proto thrift.CompactProtocol
+	window := make([]byte, 0, 4096)
+	for pos := start; pos < end; {
+		left := end - pos
+		want := min(left, int64(64<<10))
+		var headerLen int
+		for {
+			if int64(cap(window)) < want {
+				window = make([]byte, want)
+			}
+			window = window[:want]
+			if _, err := r.ReadAt(window, pos); err != nil && !errors.Is(err, io.EOF) {
+				return fmt.Errorf("reading the page header at byte %d: %w", pos, err)
+			}
+			n, err := thriftStructLen(window)
+			if err == nil {
+				headerLen = n
+				break
+			}
+			// A header holds statistics that can be as long as a value:
+			// read more, up to the end of the column chunk.
+			if !errors.Is(err, errShort) || want == left {
+				return fmt.Errorf("page header at byte %d: %w", pos, err)
+			}
+			want = min(left, want*4)
+		}
+		var h format.PageHeader
+		if err := thrift.Unmarshal(&proto, window[:headerLen], &h); err != nil {
+			return fmt.Errorf("page header at byte %d: %w", pos, err)
+		}
+		body := left - int64(headerLen)
+		if h.CompressedPageSize < 0 || int64(h.CompressedPageSize) > body {
+			return fmt.Errorf("page at byte %d claims %d compressed bytes: want at most the %d bytes left in the column chunk", pos, h.CompressedPageSize, body)
+		}
+		maxUncompressed := max(int64(h.CompressedPageSize)*maxCompressionRatio, maxChunkBytes) + compressionSlack
+		if h.UncompressedPageSize < 0 || int64(h.UncompressedPageSize) > maxUncompressed {
+			return fmt.Errorf("page at byte %d claims %d uncompressed bytes from %d compressed: want at most %d", pos, h.UncompressedPageSize, h.CompressedPageSize, maxUncompressed)
+		}
+		valuesCap := max(int64(minValuesCap), 8*int64(h.UncompressedPageSize))
+		var numValues int64
+		switch {
+		case h.DataPageHeader.Valid:
+			numValues = int64(h.DataPageHeader.V.NumValues)
+		case h.DataPageHeaderV2.Valid:
+			v2 := &h.DataPageHeaderV2.V
+			numValues = int64(v2.NumValues)
+			if v2.NumRows < 0 || v2.NumNulls < 0 || v2.NumNulls > v2.NumValues || v2.NumRows > v2.NumValues {
+				return fmt.Errorf("page at byte %d claims %d values, %d nulls and %d rows: want counts that agree", pos, v2.NumValues, v2.NumNulls, v2.NumRows)
+			}
+			levels := int64(v2.RepetitionLevelsByteLength) + int64(v2.DefinitionLevelsByteLength)
+			if v2.RepetitionLevelsByteLength < 0 || v2.DefinitionLevelsByteLength < 0 || levels > int64(h.CompressedPageSize) || levels > int64(h.UncompressedPageSize) {
+				return fmt.Errorf("page at byte %d claims %d bytes of levels in a page of %d: want levels within the page", pos, levels, h.CompressedPageSize)
+			}
+		case h.DictionaryPageHeader.Valid:
+			numValues = int64(h.DictionaryPageHeader.V.NumValues)
+		}
+		if numValues < 0 || numValues > valuesCap {
+			return fmt.Errorf("page at byte %d claims %d values in %d bytes: want at most %d", pos, numValues, h.UncompressedPageSize, valuesCap)
+		}
+		if err := g.checkBody(pos+int64(headerLen), &h, codec); err != nil {
+			return fmt.Errorf("page at byte %d: %w", pos, err)
+		}
+		pos += int64(headerLen) + int64(h.CompressedPageSize)
+	}
+	return nil
+}
+
+// checkBody decompresses the body of the page with header h, at off, into
+// at most the uncompressed size the header claims.
+func (g *guard) checkBody(off int64, h *format.PageHeader, codec format.CompressionCodec) error {
+	if codec == format.Uncompressed {
+		return nil
+	}
+	skip, size := int64(0), int64(h.UncompressedPageSize)
+	if v2 := &h.DataPageHeaderV2; v2.Valid {
+		if v2.V.IsCompressed.Valid && !v2.V.IsCompressed.V {
+			return nil
+		}
+		// Levels come first, uncompressed.
+		skip = int64(v2.V.RepetitionLevelsByteLength) + int64(v2.V.DefinitionLevelsByteLength)
+		size -= skip
+	}
+	n := int64(h.CompressedPageSize) - skip
+	if n < 0 || size < 0 {
+		return fmt.Errorf("levels longer than the page")
+	}
+	if int64(cap(g.body)) < n {
+		g.body = make([]byte, n)
+	}
+	body := g.body[:n]
+	if _, err := g.r.ReadAt(body, off+skip); err != nil {
+		return fmt.Errorf("reading the page: %w", err)
+	}
+	var err error
+	switch codec {
+	case format.Snappy:
+		var m int
+		if m, err = snappy.DecodedLen(body); err == nil && int64(m) > size {
+			err = fmt.Errorf("snappy data of %d bytes", m)
+		}
+	case format.Gzip:
+		var zr *gzip.Reader
+		if zr, err = gzip.NewReader(bytes.NewReader(body)); err == nil {
+			err = copyAtMost(zr, size)
+		}
+	case format.Brotli:
+		err = copyAtMost(brotli.NewReader(bytes.NewReader(body)), size)
+	case format.Zstd:
+		if g.zstd == nil {
+			g.zstd, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true))
+			if err != nil {
+				return err
+			}
+		}
+		_, err = g.zstd.DecodeAll(body, g.scratchOf(size)[:0])
+	case format.Lz4Raw:
+		_, err = lz4.UncompressBlock(body, g.scratchOf(size))
+	default:
+		return nil // the library refuses codecs it does not know
+	}
+	if err != nil {
+		return fmt.Errorf("%s data does not decompress to the %d bytes the header claims: %w", codec, size, err)
+	}
+	return nil
+}
+
+// scratchOf returns a buffer of exactly size bytes (its capacity bounds
+// zstd's output).
+func (g *guard) scratchOf(size int64) []byte {
+	if int64(cap(g.scratch)) < size {
+		g.scratch = make([]byte, size)
+	}
+	return g.scratch[:size:size]
+}
+
+// copyAtMost reads r to its end, failing if it holds more than size bytes.
+func copyAtMost(r io.Reader, size int64) error {
+	n, err := io.Copy(io.Discard, io.LimitReader(r, size+1))
+	if err != nil {
+		return err
+	}
+	if n > size {
+		return fmt.Errorf("more than %d bytes", size)
+	}
+	return nil
+}
+
+var errShort = errors.New("thrift data ends early")
+
+// Thrift compact protocol types.
+const (
+	tBoolTrue  = 1
+	tBoolFalse = 2
+	tByte      = 3
+	tI16       = 4
+	tI32       = 5
+	tI64       = 6
+	tDouble    = 7
+	tBinary    = 8
+	tList      = 9
+	tSet       = 10
+	tMap       = 11
+	tStruct    = 12
+	maxDepth   = 64
+)
+
+// thriftStructLen returns the length of the compact-protocol struct at the
+// start of b, checking that every list, map and binary length fits in the
+// bytes left (every element takes at least one byte).
+func thriftStructLen(b []byte) (int, error) {
+	s := thriftScanner{b: b}
+	if err := s.skipStruct(0); err != nil {
+		return 0, err
+	}
+	return s.pos, nil
+}
+
+type thriftScanner struct {
+	b   []byte
+	pos int
+}
+
+func (s *thriftScanner) left() int { return len(s.b) - s.pos }
+
+func (s *thriftScanner) byte() (byte, error) {
+	if s.pos >= len(s.b) {
+		return 0, errShort
+	}
+	c := s.b[s.pos]
+	s.pos++
+	return c, nil
+}
+
+func (s *thriftScanner) uvarint() (uint64, error) {
+	var x uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		c, err := s.byte()
+		if err != nil {
+			return 0, err
+		}
+		x |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return x, nil
+		}
+	}
+	return 0, errors.New("varint longer than 10 bytes")
+}
+
+func (s *thriftScanner) skip(n uint64) error {
+	if n > uint64(s.left()) {
+		return errShort
+	}
+	s.pos += int(n)
+	return nil
+}
+
+func (s *thriftScanner) skipStruct(depth int) error {
+	if depth > maxDepth {
+		return errors.New("thrift structs nested too deep")
+	}
+	for {
+		h, err := s.byte()
+		if err != nil {
+			return err
+		}
+		if h == 0 {
+			return nil
+		}
+		if h>>4 == 0 { // long form: the field id follows as a zigzag varint
+			if _, err := s.uvarint(); err != nil {
+				return err
+			}
+		}
+		typ := h & 0x0f
+		if typ == tBoolTrue || typ == tBoolFalse {
+			continue // the value is in the field header
+		}
+		if err := s.skipValue(typ, depth); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *thriftScanner) skipValue(typ byte, depth int) error {
+	switch typ {
+	case tBoolTrue, tBoolFalse, tByte:
+		return s.skip(1)
+	case tI16, tI32, tI64:
+		_, err := s.uvarint()
+		return err
+	case tDouble:
+		return s.skip(8)
+	case tBinary:
+		n, err := s.uvarint()
+		if err != nil {
+			return err
+		}
+		return s.skip(n)
+	case tList, tSet:
+		h, err := s.byte()
+		if err != nil {
+			return err
+		}
+		n := uint64(h >> 4)
+		if n == 15 {
+			if n, err = s.uvarint(); err != nil {
+				return err
+			}
+		}
+		if n > uint64(s.left()) {
+			return fmt.Errorf("list of %d elements in %d bytes: %w", n, s.left(), errShort)
+		}
+		for range n {
+			if err := s.skipValue(h&0x0f, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case tMap:
+		n, err := s.uvarint()
+		if err != nil || n == 0 {
+			return err
+		}
+		kv, err := s.byte()
+		if err != nil {
+			return err
+		}
+		if n > uint64(s.left())/2 {
+			return fmt.Errorf("map of %d entries in %d bytes: %w", n, s.left(), errShort)
+		}
+		for range n {
+			if err := s.skipValue(kv>>4, depth+1); err != nil {
+				return err
+			}
+			if err := s.skipValue(kv&0x0f, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case tStruct:
+		return s.skipStruct(depth + 1)
+	}
+	return fmt.Errorf("unknown thrift type %d", typ)
+}
