@@ -14,6 +14,9 @@ type RequestRecord struct {
 	TimePoints   []float64 // seconds, t0 first (AISBench's time_points)
 	InputTokens  *int64    // nil = unknown
 	OutputTokens *int64    // nil = unknown
+	// Events are the recorded events behind TimePoints[1:], one each; nil
+	// when unknown (traces of time_points_s, failed requests).
+	Events []EventRecord
 }
 
 // Config configures a Builder.
@@ -41,6 +44,7 @@ func NewBuilder(cfg Config) *Builder {
 // details order); the record is copied.
 func (b *Builder) Add(rec RequestRecord) {
 	rec.TimePoints = slices.Clone(rec.TimePoints)
+	rec.Events = slices.Clone(rec.Events)
 	if rec.InputTokens != nil {
 		v := *rec.InputTokens
 		rec.InputTokens = &v

@@ -78,10 +78,7 @@ Examples:
 			}
 			b := audit.NewBuilder(audit.Config{MaxConcurrency: c, Stats: stats})
 			err = replayEach(r, framer, func(_ *trace.Request, res *replay.Result) error {
-				b.Add(audit.RequestRecord{
-					ID: res.RequestID, Success: res.Success, TimePoints: res.TimePointsS,
-					InputTokens: res.InputTokens, OutputTokens: res.OutputTokens,
-				})
+				b.Add(audit.RecordFromReplay(res))
 				return nil
 			})
 			if err != nil {

@@ -1,0 +1,62 @@
+package audit
+
+import (
+	"github.com/sseaudit/sseaudit/replay"
+)
+
+// EventRecord is one recorded event: the event behind one of a request's time
+// points after t0 (RequestRecord.TimePoints[i+1] belongs to Events[i]).
+type EventRecord struct {
+	Class replay.Class
+	TNs   int64 // arrival on the trace clock; 0 for traces of time_points_s
+	// Tokens is how many output tokens the event carries when the stream says
+	// so itself (a continuous-usage completion_tokens delta, else its logprob
+	// entries); -1 when unknown. Never inferred from a ratio.
+	Tokens         int64
+	ContentBytes   int
+	ReasoningBytes int
+}
+
+// HasContent reports whether the event carries non-empty delta.content (or
+// completions text).
+func (e EventRecord) HasContent() bool { return e.ContentBytes > 0 }
+
+// HasText reports whether the event carries content or reasoning text.
+func (e EventRecord) HasText() bool { return e.ContentBytes > 0 || e.ReasoningBytes > 0 }
+
+// RecordFromReplay turns what the aisbench framer replayed into the record
+// AISBench's summarizer sees, with the recorded events alongside.
+func RecordFromReplay(res *replay.Result) RequestRecord {
+	rec := RequestRecord{
+		ID: res.RequestID, Success: res.Success, TimePoints: res.TimePointsS,
+		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens,
+	}
+	if res.TimePointsNs == nil {
+		return rec // a trace of time_points_s: no events known
+	}
+	var lastUsage int64 = -1
+	for _, e := range res.Events {
+		if !e.Recorded {
+			continue
+		}
+		er := EventRecord{Class: e.Class, TNs: e.TNs, Tokens: -1, ContentBytes: e.ContentBytes, ReasoningBytes: e.ReasoningBytes}
+		switch {
+		case e.Usage != nil && e.Usage.CompletionTokens > 0 && lastUsage >= 0:
+			er.Tokens = e.Usage.CompletionTokens - lastUsage
+		case e.Usage != nil && e.Usage.CompletionTokens > 0 && e.Class != replay.ClassUsageOnly:
+			// The first usage of a continuous-usage stream counts from zero.
+			er.Tokens = e.Usage.CompletionTokens
+		case e.LogprobEntries > 0:
+			er.Tokens = int64(e.LogprobEntries)
+		}
+		if e.Usage != nil && e.Usage.CompletionTokens > 0 {
+			lastUsage = e.Usage.CompletionTokens
+		}
+		rec.Events = append(rec.Events, er)
+	}
+	if len(rec.Events) != len(rec.TimePoints)-1 {
+		// Time points cleared after a failure: the events stand for nothing.
+		rec.Events = nil
+	}
+	return rec
+}
