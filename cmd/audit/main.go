@@ -140,6 +140,7 @@ Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check)
 			eventsCommand(e),
 			inspectCommand(e),
 			convertCommand(e),
+			importCommand(e),
 		},
 	}
 	for _, c := range app.Commands {
