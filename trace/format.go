@@ -159,6 +159,20 @@ type closingReader struct {
 	once    sync.Once
 }
 
+// Info leaves out the sseaudit.extra_kind.* keys: the kinds are in
+// Info.Extra, and every writer records them again as its format needs.
+func (c *closingReader) Info() Info {
+	info := c.Reader.Info()
+	var meta Meta
+	for _, kv := range info.Meta {
+		if !strings.HasPrefix(kv.Key, KeyExtraKindPrefix) {
+			meta = append(meta, kv)
+		}
+	}
+	info.Meta = meta
+	return info
+}
+
 func (c *closingReader) Close() error {
 	err := c.Reader.Close()
 	c.once.Do(c.cleanup)

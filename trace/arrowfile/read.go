@@ -1,0 +1,451 @@
+package arrowfile
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/sseaudit/sseaudit/trace"
+)
+
+// fileMagic starts and ends an Arrow IPC file (not a stream).
+var fileMagic = []byte("ARROW1")
+
+// OpenFile reads a trace stored in the Arrow IPC file format.
+func OpenFile(src trace.Source) (trace.Reader, error) {
+	return openFile(src, memory.NewGoAllocator())
+}
+
+// OpenStream reads a trace stored in the Arrow IPC stream format.
+func OpenStream(src trace.Source) (trace.Reader, error) {
+	return openStream(src, memory.NewGoAllocator())
+}
+
+func openFile(src trace.Source, mem memory.Allocator) (r trace.Reader, err error) {
+	defer recoverCorrupt(src.Name, -1, &err)
+	blocks, err := checkFile(src)
+	if err != nil {
+		return nil, err
+	}
+	mem = newBoundedAllocator(mem, memoryBudget(src))
+	fr, err := ipc.NewFileReader(src.File, ipcReadOptions(src, mem)...)
+	if err != nil {
+		return nil, arrowError(src.Name, -1, "cannot read the Arrow IPC file footer and schema (truncated or corrupt file?)", err)
+	}
+	if fr.NumRecords() != len(blocks) {
+		fr.Close()
+		return nil, trace.FileError(src.Name, nil, "corrupt Arrow IPC file footer: %d record batches, then %d", len(blocks), fr.NumRecords())
+	}
+	open := func() (batchSource, error) { return &fileBatches{src: src, fr: fr, blocks: blocks}, nil }
+	r, err = newReader(src, "arrow", fr.Schema(), open, fr.Close)
+	if err != nil {
+		fr.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func openStream(src trace.Source, mem memory.Allocator) (r trace.Reader, err error) {
+	defer recoverCorrupt(src.Name, -1, &err)
+	var head [len("ARROW1")]byte
+	if n, _ := src.File.ReadAt(head[:], 0); n == len(head) && bytes.Equal(head[:], fileMagic) {
+		return nil, trace.FileError(src.Name, nil, "is an Arrow IPC file, not a stream: name it .arrow or read it with --format arrow")
+	}
+	mem = newBoundedAllocator(mem, memoryBudget(src))
+	// Each pass (the flat layout makes two) reads the stream from its start.
+	open := func() (batchSource, error) {
+		if _, err := src.File.Seek(0, io.SeekStart); err != nil {
+			return nil, trace.FileError(src.Name, err, "cannot seek to the start of the stream")
+		}
+		msgs := &messageReader{r: bufio.NewReaderSize(src.File, 64<<10), mem: mem, size: src.Size}
+		msgs.refs.Store(1)
+		sr, err := ipc.NewReaderFromMessageReader(msgs, ipcReadOptions(src, mem)...)
+		var dict *dictionaryError
+		if errors.As(err, &dict) {
+			return nil, trace.FileError(src.Name, nil, "%v", dict)
+		}
+		if err != nil {
+			return nil, arrowError(src.Name, -1, "cannot read the Arrow IPC stream schema: want an Arrow IPC stream (.arrows)", err)
+		}
+		return &streamBatches{r: sr}, nil
+	}
+	first, err := open()
+	if err != nil {
+		return nil, err
+	}
+	schema := first.(*streamBatches).r.Schema()
+	first.close()
+	return newReader(src, "arrows", schema, open, nil)
+}
+
+func ipcReadOptions(src trace.Source, mem memory.Allocator) []ipc.Option {
+	// No message of a well-formed file is larger than the file.
+	limit := max(src.Size, 1)
+	return []ipc.Option{ipc.WithAllocator(mem), ipc.WithBodySizeLimit(limit), ipc.WithMetadataSizeLimit(limit)}
+}
+
+// checkFile checks the magic and the footer of an Arrow file before
+// arrow-go reads them, and returns the footer's record batch blocks.
+func checkFile(src trace.Source) ([]fileBlock, error) {
+	const (
+		tailLen = 4 + 6 // footer length, magic
+		minSize = 8 + tailLen
+	)
+	if src.Size < minSize {
+		return nil, trace.FileError(src.Name, nil, "is %d bytes long, too short for an Arrow IPC file (truncated?)", src.Size)
+	}
+	var head [len("ARROW1")]byte
+	var tail [tailLen]byte
+	if _, err := src.File.ReadAt(head[:], 0); err != nil {
+		return nil, trace.FileError(src.Name, err, "cannot read the file")
+	}
+	if !bytes.Equal(head[:], fileMagic) {
+		return nil, trace.FileError(src.Name, nil, "does not start with the Arrow IPC file magic %q: want an Arrow IPC file (an Arrow IPC stream is read as .arrows, --format arrows)", fileMagic)
+	}
+	if _, err := src.File.ReadAt(tail[:], src.Size-tailLen); err != nil {
+		return nil, trace.FileError(src.Name, err, "cannot read the file")
+	}
+	if !bytes.Equal(tail[4:], fileMagic) {
+		return nil, trace.FileError(src.Name, nil, "does not end with the Arrow IPC file magic %q: the file is truncated or was not finished", fileMagic)
+	}
+	footerLen := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if footerLen == 0 || footerLen > src.Size-minSize {
+		return nil, trace.FileError(src.Name, nil, "corrupt Arrow IPC file footer: length %d in a %d-byte file", footerLen, src.Size)
+	}
+	footer := make([]byte, footerLen)
+	if _, err := src.File.ReadAt(footer, src.Size-tailLen-footerLen); err != nil {
+		return nil, trace.FileError(src.Name, err, "cannot read the file footer")
+	}
+	blocks, err := checkFooter(footer)
+	var dict *dictionaryError
+	if errors.As(err, &dict) {
+		return nil, trace.FileError(src.Name, nil, "%v", dict)
+	}
+	if err != nil {
+		return nil, trace.FileError(src.Name, err, "corrupt Arrow IPC file footer")
+	}
+	return blocks, nil
+}
+
+// batchSource yields the record batches of one pass over a file; the caller
+// releases each batch. next returns nil, nil at the end.
+type batchSource interface {
+	next() (arrow.RecordBatch, error)
+	close()
+}
+
+type fileBatches struct {
+	src    trace.Source
+	fr     *ipc.FileReader
+	blocks []fileBlock
+	i      int
+}
+
+func (b *fileBatches) next() (arrow.RecordBatch, error) {
+	if b.i >= len(b.blocks) {
+		return nil, nil
+	}
+	if err := b.checkBlock(b.blocks[b.i]); err != nil {
+		return nil, err
+	}
+	rec, err := b.fr.RecordBatchAt(b.i)
+	b.i++
+	return rec, err
+}
+
+// checkBlock checks a record batch's message metadata before arrow-go
+// decodes it.
+func (b *fileBatches) checkBlock(blk fileBlock) error {
+	if blk.offset < 0 || blk.metaLen < 8 || blk.offset > b.src.Size-int64(blk.metaLen) {
+		return fmt.Errorf("record batch block at offset %d with %d bytes of metadata: out of the %d-byte file", blk.offset, blk.metaLen, b.src.Size)
+	}
+	meta := make([]byte, blk.metaLen)
+	if _, err := b.src.File.ReadAt(meta, blk.offset); err != nil {
+		return fmt.Errorf("reading record batch metadata: %w", err)
+	}
+	fb, err := messageFlatbuffer(meta)
+	if err != nil {
+		return err
+	}
+	kind, _, err := checkMessage(fb)
+	if err != nil {
+		return err
+	}
+	if kind != fbHeaderRecordBatch {
+		return fmt.Errorf("message of type %d where the footer lists a record batch", kind)
+	}
+	return nil
+}
+
+func (b *fileBatches) close() {}
+
+type streamBatches struct{ r *ipc.Reader }
+
+func (b *streamBatches) next() (arrow.RecordBatch, error) {
+	if !b.r.Next() {
+		return nil, b.r.Err()
+	}
+	rec := b.r.RecordBatch()
+	rec.Retain()
+	return rec, nil
+}
+
+func (b *streamBatches) close() { b.r.Release() }
+
+// newReader maps the schema and returns the reader of its layout.
+func newReader(src trace.Source, format string, schema *arrow.Schema, open func() (batchSource, error), closeFile func() error) (trace.Reader, error) {
+	m, err := mapSchema(src.Name, schema)
+	if err != nil {
+		return nil, err
+	}
+	info := trace.Info{Path: src.Name, Format: format, Layout: m.layout}
+	info.Meta = trace.MetaFromMap(schema.Metadata().ToMap())
+	// The extra kinds are in info.Extra; keeping them in the metadata too
+	// would make a writer's extra columns and metadata disagree.
+	for _, kv := range append(trace.Meta(nil), info.Meta...) {
+		if strings.HasPrefix(kv.Key, trace.KeyExtraKindPrefix) {
+			info.Meta.Delete(kv.Key)
+		}
+	}
+	switch v, ok := info.Meta.Get(trace.KeySchemaVersion); {
+	case !ok:
+		info.Notes = append(info.Notes, "no "+trace.KeySchemaVersion+": read as version "+trace.SchemaVersion)
+	case strings.TrimSpace(v) != trace.SchemaVersion:
+		return nil, trace.FileError(src.Name, nil, "metadata %s = %q: want %q (this build reads trace schema version %s only)", trace.KeySchemaVersion, v, trace.SchemaVersion, trace.SchemaVersion)
+	}
+	for _, x := range m.extra {
+		info.Extra = append(info.Extra, x.col)
+	}
+	limits := src.Limits
+	if limits == (trace.Limits{}) {
+		limits = trace.DefaultLimits
+	}
+
+	if m.layout == trace.Nested {
+		batches, err := open()
+		if err != nil {
+			return nil, err
+		}
+		cur := &cursor{file: src.Name, m: m, src: batches, batch: -1}
+		closer := func() error {
+			cur.close()
+			if closeFile != nil {
+				return closeFile()
+			}
+			return nil
+		}
+		return &nestedReader{cur: cur, info: info, check: trace.NewChecker(src.Name, limits), closer: closer}, nil
+	}
+
+	contiguous, err := contiguity(src.Name, m, open)
+	if err != nil {
+		return nil, err
+	}
+	batches, err := open()
+	if err != nil {
+		return nil, err
+	}
+	rows := &flatRows{cur: &cursor{file: src.Name, m: m, src: batches, batch: -1}}
+	closer := func() error {
+		rows.cur.close()
+		if closeFile != nil {
+			return closeFile()
+		}
+		return nil
+	}
+	if contiguous {
+		return trace.NewFlatReader(rows, info, limits, closer), nil
+	}
+	return trace.NewGroupingFlatReader(rows, info, limits, closer), nil
+}
+
+// contiguity is the first pass over a flat file: the request_id column only.
+func contiguity(file string, m *schemaMap, open func() (batchSource, error)) (ok bool, err error) {
+	batches, err := open()
+	if err != nil {
+		return false, err
+	}
+	cur := &cursor{file: file, m: m, src: batches, batch: -1, idOnly: true}
+	defer cur.close()
+	defer recoverCorrupt(file, -1, &err)
+	var c trace.Contiguity
+	// Arrow strings point into the batch's buffers, and Contiguity keeps
+	// the ids it has seen: copy each id once, not once a row.
+	var prev string
+	for {
+		i, err := cur.nextRow()
+		if err != nil {
+			return false, err
+		}
+		if i < 0 {
+			return c.Contiguous(), nil
+		}
+		id := ""
+		if !cur.cols.requestID.IsNull(i) {
+			id = cur.cols.requestID.Value(i)
+		}
+		if id != prev {
+			prev = strings.Clone(id)
+		}
+		c.Add(prev)
+	}
+}
+
+// cursor walks the rows of a pass, one record batch in memory at a time.
+type cursor struct {
+	file    string
+	m       *schemaMap
+	src     batchSource
+	idOnly  bool // bind the request_id column only
+	rec     arrow.RecordBatch
+	cols    *batchColumns
+	batch   int   // index of rec
+	rowBase int64 // file row of rec's first row
+	pos, n  int   // next row in rec, rows in rec
+	done    bool
+}
+
+// nextRow moves to the next row and returns its index in cur.rec, or -1 at
+// the end.
+func (c *cursor) nextRow() (int, error) {
+	for c.rec == nil || c.pos >= c.n {
+		if c.done {
+			return -1, nil
+		}
+		if c.rec != nil {
+			c.rowBase += int64(c.n)
+			c.rec.Release()
+			c.rec, c.cols = nil, nil
+		}
+		c.batch++
+		rec, err := c.src.next()
+		if err != nil {
+			c.done = true
+			return -1, arrowError(c.file, c.batch, "cannot read record batch", err)
+		}
+		if rec == nil {
+			c.done = true
+			return -1, nil
+		}
+		c.rec, c.pos, c.n = rec, 0, int(rec.NumRows())
+		if c.cols, err = bindColumns(c.file, c.batch, c.m, rec, c.idOnly); err != nil {
+			c.done = true
+			return -1, err
+		}
+	}
+	c.pos++
+	return c.pos - 1, nil
+}
+
+func (c *cursor) row(i int) int64 { return c.rowBase + int64(i) }
+
+func (c *cursor) close() {
+	if c.rec != nil {
+		c.rec.Release()
+		c.rec, c.cols = nil, nil
+	}
+	if c.src != nil {
+		c.src.close()
+		c.src = nil
+	}
+	c.done = true
+}
+
+type nestedReader struct {
+	cur    *cursor
+	info   trace.Info
+	check  *trace.Checker
+	closer func() error
+	req    *trace.Request
+	err    error
+	closed bool
+}
+
+func (r *nestedReader) Info() trace.Info        { return r.info }
+func (r *nestedReader) Request() *trace.Request { return r.req }
+func (r *nestedReader) Err() error              { return r.err }
+
+func (r *nestedReader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	return r.closer()
+}
+
+func (r *nestedReader) Scan() (ok bool) {
+	r.req = nil
+	if r.err != nil || r.closed {
+		return false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.err = corruptError(r.cur.file, r.cur.batch, panicError(p))
+			r.cur.close()
+			ok = false
+		}
+	}()
+	i, err := r.cur.nextRow()
+	if err != nil {
+		r.err = err
+		return false
+	}
+	if i < 0 {
+		return false
+	}
+	req := &trace.Request{}
+	if err := r.cur.cols.decodeRequest(i, r.cur.row(i), req); err != nil {
+		r.err = err
+		return false
+	}
+	if err := r.check.Check(req, trace.Error{RowGroup: r.cur.batch, Row: r.cur.row(i)}); err != nil {
+		r.err = err
+		return false
+	}
+	r.req = req
+	return true
+}
+
+// flatRows feeds the rows of a flat file to the grouping reader of package
+// trace.
+type flatRows struct {
+	cur *cursor
+	err error
+}
+
+func (f *flatRows) Err() error { return f.err }
+
+func (f *flatRows) Next(row *trace.FlatRow) (ok bool) {
+	if f.err != nil {
+		return false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			f.err = corruptError(f.cur.file, f.cur.batch, panicError(p))
+			f.cur.close()
+			ok = false
+		}
+	}()
+	i, err := f.cur.nextRow()
+	if err != nil {
+		f.err = err
+		return false
+	}
+	if i < 0 {
+		return false
+	}
+	*row = trace.FlatRow{RowGroup: f.cur.batch, Row: f.cur.row(i)}
+	if err := f.cur.cols.decodeFlatRow(i, row); err != nil {
+		f.err = err
+		return false
+	}
+	return true
+}

@@ -1,0 +1,89 @@
+package arrowfile
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// messageReader reads the messages of an Arrow IPC stream like arrow-go's own
+// reader, but checks each message's metadata first (see fbcheck.go) and
+// bounds its lengths by the file size.
+type messageReader struct {
+	r    io.Reader
+	mem  memory.Allocator
+	size int64
+	msg  *ipc.Message
+	refs atomic.Int64
+}
+
+func (m *messageReader) Retain() { m.refs.Add(1) }
+
+func (m *messageReader) Release() {
+	if m.refs.Add(-1) == 0 && m.msg != nil {
+		m.msg.Release()
+		m.msg = nil
+	}
+}
+
+func (m *messageReader) Message() (*ipc.Message, error) {
+	if m.msg != nil {
+		m.msg.Release()
+		m.msg = nil
+	}
+	var word [4]byte
+	if _, err := io.ReadFull(m.r, word[:]); err != nil {
+		if err == io.EOF { // the stream may end without an end-of-stream marker
+			return nil, io.EOF
+		}
+		return nil, fmt.Errorf("arrow/ipc: could not read message length: %w", err)
+	}
+	n := binary.LittleEndian.Uint32(word[:])
+	if n == continuationMarker {
+		if _, err := io.ReadFull(m.r, word[:]); err != nil {
+			return nil, fmt.Errorf("arrow/ipc: could not read message length: %w", noEOF(err))
+		}
+		n = binary.LittleEndian.Uint32(word[:])
+	}
+	if n == 0 {
+		return nil, io.EOF
+	}
+	if int64(n) > m.size {
+		return nil, fmt.Errorf("arrow/ipc: message metadata length %d is more than the file size %d", n, m.size)
+	}
+	meta := make([]byte, n)
+	if _, err := io.ReadFull(m.r, meta); err != nil {
+		return nil, fmt.Errorf("arrow/ipc: could not read message metadata: %w", noEOF(err))
+	}
+	_, bodyLen, err := checkMessage(meta)
+	var dict *dictionaryError
+	if errors.As(err, &dict) {
+		return nil, dict
+	}
+	if err != nil {
+		return nil, fmt.Errorf("arrow/ipc: corrupt message metadata: %w", err)
+	}
+	if bodyLen < 0 || bodyLen > m.size {
+		return nil, fmt.Errorf("arrow/ipc: message body length %d is more than the file size %d", bodyLen, m.size)
+	}
+	body := memory.NewResizableBuffer(m.mem)
+	defer body.Release()
+	body.Resize(int(bodyLen))
+	if _, err := io.ReadFull(m.r, body.Bytes()); err != nil {
+		return nil, fmt.Errorf("arrow/ipc: could not read message body: %w", noEOF(err))
+	}
+	m.msg = ipc.NewMessage(memory.NewBufferBytes(meta), body)
+	return m.msg, nil
+}
+
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

@@ -1,0 +1,85 @@
+package aisbench
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"codeberg.org/sbinet/npyio"
+)
+
+// maxHeader bounds an .npy header: np.save writes a few dozen bytes.
+const maxHeader = 1 << 16
+
+// decodeTimePoints reads one numpy_store blob: what np.save(buf, arr,
+// allow_pickle=False) writes for a 1-D float64 array. The header is parsed by
+// npyio; before it is handed the blob, its declared lengths are checked
+// against the blob's, so that a hostile blob is an error and never a huge
+// allocation or a panic in the reader.
+func decodeTimePoints(blob []byte) (tp []float64, err error) {
+	if len(blob) < 10 || !bytes.Equal(blob[:6], []byte("\x93NUMPY")) {
+		return nil, errors.New("not an .npy array (no \\x93NUMPY magic)")
+	}
+	var hdrLen, start int
+	switch blob[6] {
+	case 1:
+		hdrLen, start = int(binary.LittleEndian.Uint16(blob[8:10])), 10
+	case 2, 3:
+		if len(blob) < 12 {
+			return nil, errors.New("truncated .npy header")
+		}
+		n := binary.LittleEndian.Uint32(blob[8:12])
+		if n > maxHeader {
+			return nil, fmt.Errorf(".npy header of %d bytes: want at most %d", n, maxHeader)
+		}
+		hdrLen, start = int(n), 12
+	default:
+		return nil, fmt.Errorf(".npy format version %d.%d: want 1.0, 2.0 or 3.0", blob[6], blob[7])
+	}
+	if start+hdrLen > len(blob) {
+		return nil, fmt.Errorf(".npy header of %d bytes runs past the blob's %d bytes", hdrLen, len(blob))
+	}
+	hdr := blob[start : start+hdrLen]
+	if bytes.IndexByte(hdr, '\n') < 0 || bytes.IndexByte(hdr, '{') < 0 || bytes.IndexByte(hdr, '}') < 0 {
+		return nil, errors.New(".npy header is not a dictionary ended by a newline")
+	}
+	// npyio slices the header by the positions of its keys; keys out of
+	// np.save's order would make it slice backwards.
+	d, o, s := bytes.Index(hdr, []byte("'descr': ")), bytes.Index(hdr, []byte("'fortran_order': ")), bytes.Index(hdr, []byte("'shape': "))
+	e := bytes.IndexByte(hdr, '}')
+	if d < 0 || o < 0 || s < 0 || !(d+11 <= o && o+19 <= s && s+13 <= e) {
+		return nil, errors.New(".npy header lacks 'descr', 'fortran_order' and 'shape' in np.save's order")
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			tp, err = nil, fmt.Errorf("malformed .npy header: %v", p)
+		}
+	}()
+	r, err := npyio.NewReader(bytes.NewReader(blob))
+	if err != nil {
+		return nil, fmt.Errorf("malformed .npy header: %w", err)
+	}
+	h := r.Header.Descr
+	if h.Type != "<f8" && h.Type != ">f8" {
+		return nil, fmt.Errorf(".npy dtype %q: want float64 ('<f8')", h.Type)
+	}
+	if len(h.Shape) != 1 {
+		return nil, fmt.Errorf(".npy shape %v: want a 1-D array", h.Shape)
+	}
+	n := h.Shape[0]
+	if data := len(blob) - start - hdrLen; n < 0 || data != 8*n {
+		return nil, fmt.Errorf(".npy array of %d float64 values needs %d data bytes, the blob has %d", n, 8*n, data)
+	}
+	if n == 0 {
+		return []float64{}, nil
+	}
+	tp = make([]float64, 0, n)
+	if err := r.Read(&tp); err != nil {
+		return nil, fmt.Errorf("reading .npy data: %w", err)
+	}
+	if len(tp) != n {
+		return nil, fmt.Errorf(".npy array: read %d values, the header says %d", len(tp), n)
+	}
+	return tp, nil
+}
