@@ -17,6 +17,10 @@ type RequestRecord struct {
 	// Events are the recorded events behind TimePoints[1:], one each; nil
 	// when unknown (traces of time_points_s, failed requests).
 	Events []EventRecord
+	// Spec is what a spec-compliant SSE client saw in the same bytes, and the
+	// framing constructs AISBench's client mishandles; nil when not replayed
+	// with the sse framer (RecordFromReplays sets it).
+	Spec *SpecView
 }
 
 // Config configures a Builder.
@@ -25,7 +29,13 @@ type Config struct {
 	// 0 = unknown.
 	MaxConcurrency int
 	// Stats are the statistics columns; nil means AISBench's DefaultStats.
+	// AISBench's table keeps the names it accepts; sseaudit's section computes
+	// every name ParseStatistic accepts (P99.9 too).
 	Stats []string
+	// SLOs are the objectives whose attainment each stage reports.
+	SLOs []SLO
+	// Thresholds tune the findings; zero fields take DefaultThresholds'.
+	Thresholds Thresholds
 }
 
 // Builder accumulates requests in trace order; Finalize computes the report.
@@ -37,6 +47,7 @@ type Builder struct {
 // NewBuilder returns an empty Builder.
 func NewBuilder(cfg Config) *Builder {
 	cfg.Stats = slices.Clone(cfg.Stats)
+	cfg.SLOs = slices.Clone(cfg.SLOs)
 	return &Builder{cfg: cfg}
 }
 
@@ -45,6 +56,10 @@ func NewBuilder(cfg Config) *Builder {
 func (b *Builder) Add(rec RequestRecord) {
 	rec.TimePoints = slices.Clone(rec.TimePoints)
 	rec.Events = slices.Clone(rec.Events)
+	if rec.Spec != nil {
+		v := *rec.Spec
+		rec.Spec = &v
+	}
 	if rec.InputTokens != nil {
 		v := *rec.InputTokens
 		rec.InputTokens = &v
@@ -77,7 +92,8 @@ func (b *Builder) Finalize() (*Report, error) {
 		return nil, fmt.Errorf("audit: max concurrency %d is negative", b.cfg.MaxConcurrency)
 	}
 	stats, warnings := ValidateStats(b.cfg.Stats)
-	rep := &Report{MaxConcurrency: b.cfg.MaxConcurrency, Stats: stats, StatsWarnings: warnings}
+	rep := &Report{MaxConcurrency: b.cfg.MaxConcurrency, Stats: stats, StatsWarnings: warnings,
+		AllStats: allStats(b.cfg.Stats), Thresholds: b.cfg.Thresholds.withDefaults()}
 
 	// AISBench keeps the success flag of every request, and every other field
 	// for successful requests only: two lists of different lengths.
@@ -128,7 +144,23 @@ func (b *Builder) Finalize() (*Report, error) {
 	default:
 		c.total(rep.Total)
 		c.stable(rep.Stable)
+		if c.maxConcurrency > 0 {
+			c.analyzeWindow(rep)
+		}
 	}
+	// sseaudit's figures, beside AISBench's.
+	facts := make([]requestFacts, len(b.requests))
+	var kept []int
+	for i := range b.requests {
+		if successFlags[i] {
+			facts[i] = factsOf(&b.requests[i])
+			kept = append(kept, i)
+		}
+	}
+	b.sseStage(rep, rep.Total, facts)
+	b.sseStage(rep, rep.Stable, facts)
+	b.windowed(rep.Stable, kept)
+	rep.Findings = b.findings(rep, facts, kept)
 	return rep, nil
 }
 

@@ -56,6 +56,31 @@
 //	rep.WriteText(w)                           // both stages side by side
 //	rep.WriteJSON(w)                           // full precision, schemas/report/v1.schema.json
 //
+// # Beside AISBench's figures
+//
+// Finalize also computes, under their own names and never in place of
+// AISBench's, what those figures are made of (../docs/metrics.md defines each):
+//
+//   - StageResult.ITL: the ITL accounting (AISBench's N against the pooled
+//     intervals, zero intervals, intervals per request, pooled mean against
+//     the mean of per-request means);
+//   - StageResult.SSE: ContentUpdateInterval, TextUpdateInterval, TTFContent,
+//     TTFText and TokensPerEvent, each with its own N and samples, from the
+//     recorded events (RequestRecord.Events);
+//   - MetricResult.Extra: statistics AISBench's table lacks (P99.9), from the
+//     same raw values (Report.AllStats);
+//   - StageResult.SLOs: attainment of Config.SLOs;
+//   - StageResult.Windowed: WindowedOutputThroughput of the stable window;
+//   - Report.Window: the stable window explained, with the windows AISBench's
+//     earlier selectors (1242df6, 3774965) would have picked;
+//   - Report.Findings: code, severity, figure, evidence. Findings about
+//     framings AISBench's client mishandles need RequestRecord.Spec, which
+//     RecordFromReplays fills from an sse-framer replay of the same bytes.
+//
+// WriteText prints them after AISBench's table, WriteJSON under metrics (with
+// "source": "sseaudit"), "sseaudit" and "findings", WriteCSV one row a metric
+// and stage; WriteITLText and WriteITLJSON are `audit itl`.
+//
 // The golden files in ../testdata/oracle/stages come from AISBench's own
 // summarizer and calculators (regen.sh there); the tests compare the files
 // byte for byte and every statistic bit for bit.

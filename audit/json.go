@@ -109,12 +109,15 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			metrics.set(string(m), byStage)
 		}
 	}
+	r.sseMetricsJSON(&metrics)
 	doc.set("metrics", metrics)
 	warnings := r.StatsWarnings
 	if warnings == nil {
 		warnings = []string{}
 	}
 	doc.set("warnings", warnings)
+	doc.set("sseaudit", r.sseJSON())
+	doc.set("findings", r.findingsJSON())
 
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -126,11 +129,18 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 func metricJSON(m *MetricResult) object {
 	var o object
+	o.set("source", "aisbench")
 	o.set("unit", unitLabel(m.Unit))
 	scale := displayScale(m.Unit)
 	for _, s := range m.Stats {
 		o.set(s.Name, number(s.Raw*scale))
 	}
+	extra := make([]string, 0, len(m.Extra))
+	for _, s := range m.Extra {
+		o.set(s.Name, number(s.Raw*scale))
+		extra = append(extra, s.Name)
+	}
+	o.set("not_in_aisbench_table", extra)
 	o.set("N", m.N)
 	o.set("samples", len(m.Values))
 	var printed object

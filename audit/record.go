@@ -1,7 +1,10 @@
 package audit
 
 import (
+	"bytes"
+
 	"github.com/sseaudit/sseaudit/replay"
+	"github.com/sseaudit/sseaudit/trace"
 )
 
 // EventRecord is one recorded event: the event behind one of a request's time
@@ -58,5 +61,80 @@ func RecordFromReplay(res *replay.Result) RequestRecord {
 		// Time points cleared after a failure: the events stand for nothing.
 		rec.Events = nil
 	}
+	return rec
+}
+
+// SpecView is what a client following the WHATWG server-sent-events algorithm
+// (the sse framer) made of a request's bytes, beside AISBench's client, and
+// how often the body uses the constructs AISBench's client mishandles.
+type SpecView struct {
+	Success bool // the spec client finishes the request
+	Events  int  // data events it dispatches before [DONE]
+	// FirstNs and LastNs are the arrival times of its first and last event
+	// (0 when it dispatched none).
+	FirstNs, LastNs int64
+	// The constructs, counted in the blocks AISBench's client cuts:
+	CommentInBlock int // a block starting with ':' that holds a data: line (AISBench skips the data)
+	FieldLines     int // a data block with an event:, id: or retry: line (AISBench fails on its JSON)
+	MultiLineData  int // a data block with two or more data: lines (AISBench fails on its JSON)
+}
+
+// RecordFromReplays is RecordFromReplay with what the sse framer saw in the
+// same request's bytes (spec, replayed with replay.SSE) and the framing
+// constructs found in req's body at the events AISBench's client cut (none
+// when req is nil).
+func RecordFromReplays(req *trace.Request, ais, spec *replay.Result) RequestRecord {
+	rec := RecordFromReplay(ais)
+	if spec == nil || spec.TimePointsNs == nil {
+		return rec
+	}
+	v := &SpecView{Success: spec.Success}
+	for _, e := range spec.Events {
+		if !e.Recorded {
+			continue
+		}
+		if v.Events == 0 {
+			v.FirstNs = e.TNs
+		}
+		v.Events++
+		v.LastNs = e.TNs
+	}
+	var body []byte
+	if req != nil {
+		for _, c := range req.Chunks {
+			body = append(body, c.Data...)
+		}
+	}
+	for _, e := range ais.Events {
+		if e.Class == replay.ClassAfterDone || e.Start < 0 || e.End > int64(len(body)) || e.Start > e.End {
+			continue // AISBench stops reading at [DONE]
+		}
+		block := body[e.Start:e.End]
+		data, fields := 0, 0
+		for i, line := range bytes.Split(block, []byte("\n")) {
+			line = bytes.TrimLeft(bytes.TrimSuffix(line, []byte("\r")), " \t")
+			switch {
+			case bytes.HasPrefix(line, []byte("data:")):
+				data++
+			case i > 0 || e.Class != replay.ClassComment:
+				for _, f := range [][]byte{[]byte("event:"), []byte("id:"), []byte("retry:")} {
+					if bytes.HasPrefix(line, f) {
+						fields++
+					}
+				}
+			}
+		}
+		switch {
+		case e.Class == replay.ClassComment:
+			if data > 0 {
+				v.CommentInBlock++
+			}
+		case fields > 0:
+			v.FieldLines++
+		case data > 1:
+			v.MultiLineData++
+		}
+	}
+	rec.Spec = v
 	return rec
 }

@@ -63,8 +63,11 @@ const (
 // Unit returns the unit a metric's values are kept in.
 func (m Metric) Unit() Unit {
 	switch m {
-	case MetricE2EL, MetricTTFT, MetricTPOT, MetricITL:
+	case MetricE2EL, MetricTTFT, MetricTPOT, MetricITL,
+		MetricContentUpdateInterval, MetricTextUpdateInterval, MetricTTFContent, MetricTTFText:
 		return UnitSeconds
+	case MetricTokensPerEvent:
+		return UnitTokensPerEvent
 	case MetricInputTokens, MetricOutputTokens:
 		return UnitTokens
 	}
@@ -81,6 +84,19 @@ type Report struct {
 	Requests       RequestCounts
 	Total          *StageResult
 	Stable         *StageResult
+
+	// sseaudit's figures beside AISBench's.
+
+	// AllStats are the statistics of sseaudit's section: every requested one
+	// sseaudit can compute (P99.9 too); those not in Stats are not AISBench's.
+	AllStats   []string
+	Thresholds Thresholds
+	// Window explains the stable window: in-flight counts at its defining
+	// events, the closest the run came when there is none, and the windows of
+	// AISBench's earlier selectors.
+	Window *WindowAnalysis
+	// Findings are what a reviewer should know about the figures, in a fixed order.
+	Findings []Finding
 }
 
 // RequestCounts counts the requests added to the builder.
@@ -124,6 +140,25 @@ type StageResult struct {
 	Common          CommonMetrics
 	// Quirk is the stable stage's failure-index quirk (zero for total).
 	Quirk FailureIndexQuirk
+
+	// sseaudit's figures, computed over Requests (the intended selection,
+	// without the quirk) whenever Requests is known, even when Err is set.
+
+	ITL       *ITLAccounting  // what the ITL row is made of
+	SSE       []MetricResult  // sseaudit's metrics (SSEMetrics order) that have samples
+	SSEAbsent []RemovedMetric // sseaudit's metrics without samples, and why
+	SLOs      []SLOResult     // Config.SLOs in order
+	Windowed  *WindowedThroughput
+}
+
+// SSEMetric returns one of sseaudit's metrics, or nil when it has no samples.
+func (s *StageResult) SSEMetric(m Metric) *MetricResult {
+	for i := range s.SSE {
+		if s.SSE[i].Name == m {
+			return &s.SSE[i]
+		}
+	}
+	return nil
 }
 
 // Metric returns the named metric's result, or nil when AISBench removed the row.
@@ -156,7 +191,10 @@ type MetricResult struct {
 	// Values are the raw per-request values behind the statistics, unrounded, in
 	// the metric's Unit; for ITL the intervals of every request, concatenated.
 	Values []float64
-	Stats  []Statistic // in Report.Stats order
+	Stats  []Statistic // in Report.Stats order (Report.AllStats for sseaudit's metrics)
+	// Extra are the statistics of Report.AllStats that AISBench's table lacks,
+	// from the same raw values (AISBench's metrics only).
+	Extra []Statistic
 	// N is AISBench's N: the stage's success count (see FailureIndexQuirk), or for
 	// TPOT and ITL the number of requests with a nonzero interval.
 	N int

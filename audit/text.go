@@ -50,6 +50,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			b.WriteString("  - " + n + "\n")
 		}
 	}
+	r.writeSSEText(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

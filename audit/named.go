@@ -1,0 +1,512 @@
+package audit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sseaudit/sseaudit/replay"
+)
+
+// sseaudit's own metrics: they stand beside AISBench's, under their own names,
+// and never replace them.
+const (
+	// MetricContentUpdateInterval: gaps between consecutive recorded events
+	// carrying non-empty delta.content, pooled across requests like ITL.
+	MetricContentUpdateInterval Metric = "ContentUpdateInterval"
+	// MetricTextUpdateInterval: the same with content or reasoning text.
+	MetricTextUpdateInterval Metric = "TextUpdateInterval"
+	// MetricTTFContent: request send (t0) to the first content event.
+	MetricTTFContent Metric = "TTFContent"
+	// MetricTTFText: t0 to the first content or reasoning event.
+	MetricTTFText Metric = "TTFText"
+	// MetricTokensPerEvent: output tokens each text or tool-call event carries,
+	// where the stream says so itself (continuous usage deltas, logprob entries).
+	MetricTokensPerEvent Metric = "TokensPerEvent"
+	// MetricWindowedOutputThroughput: output produced inside the stable window
+	// divided by its length (a single value, see WindowedThroughput).
+	MetricWindowedOutputThroughput Metric = "WindowedOutputThroughput"
+)
+
+// SSEMetrics lists sseaudit's distribution metrics in report order.
+var SSEMetrics = []Metric{
+	MetricContentUpdateInterval, MetricTextUpdateInterval, MetricTTFContent, MetricTTFText, MetricTokensPerEvent,
+}
+
+// UnitTokensPerEvent is the unit of TokensPerEvent.
+const UnitTokensPerEvent Unit = "token/event"
+
+// ParseStatistic says whether sseaudit can compute a statistic from raw
+// samples, and which percentile it is (-1 for Average, Min and Max): AISBench's
+// names, and any Pnn or Pnn.n from P0 to P100 (P99.9, P99.99).
+func ParseStatistic(name string) (percent float64, ok bool) {
+	if p, ok := statPercent(name); ok {
+		return float64(p), true
+	}
+	rest, found := strings.CutPrefix(name, "P")
+	if !found || rest == "" || strings.Trim(rest, "0123456789.") != "" || strings.Count(rest, ".") > 1 ||
+		rest[0] == '.' || rest[len(rest)-1] == '.' {
+		return 0, false
+	}
+	p, err := strconv.ParseFloat(rest, 64)
+	if err != nil || p < 0 || p > 100 {
+		return 0, false
+	}
+	return p, true
+}
+
+// allStats is the statistics list of sseaudit's section: every requested
+// name sseaudit can compute, in order, without duplicates (AISBench's default
+// when none was requested).
+func allStats(requested []string) []string {
+	if len(requested) == 0 {
+		return slices.Clone(DefaultStats)
+	}
+	var out []string
+	for _, s := range requested {
+		if _, ok := ParseStatistic(s); ok && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"Average"}
+	}
+	return out
+}
+
+// anyStatistics computes the named statistics with numpy's numerics; Rounded
+// is Python's round(x, 4), as AISBench would have rounded it.
+func anyStatistics(names []string, values []float64) []Statistic {
+	sorted := slices.Clone(values)
+	slices.SortFunc(sorted, compareNaNLast)
+	out := make([]Statistic, len(names))
+	for i, name := range names {
+		var raw float64
+		switch name {
+		case "Average":
+			raw = NumpyMean(values)
+		case "Min":
+			raw = NumpyMin(values)
+		case "Max":
+			raw = NumpyMax(values)
+		default:
+			p, _ := ParseStatistic(name)
+			raw = numpyPercentileSorted(sorted, p)
+		}
+		out[i] = Statistic{Name: name, Raw: raw, Rounded: PyRound(raw, 4)}
+	}
+	return out
+}
+
+// InAISBenchTable says whether a statistic is one of the columns AISBench
+// prints for this report.
+func (r *Report) InAISBenchTable(stat string) bool { return slices.Contains(r.Stats, stat) }
+
+// ITLAccounting says what AISBench's ITL row of one stage is made of.
+type ITLAccounting struct {
+	Requests int // the stage's requests
+	// AISBenchN is AISBench's N for ITL (and TPOT): requests with a nonzero interval.
+	AISBenchN             int
+	RequestsWithIntervals int // requests with at least one interval (3+ time points)
+	Intervals             int // pooled intervals behind AISBench's ITL statistics
+	ZeroIntervals         int // of which exactly 0: events that arrived in one read
+	RequestsWithZero      int // requests with at least one zero interval
+	// Intervals per request over the stage's requests (numpy min, median, max).
+	PerRequestMin, PerRequestMedian, PerRequestMax float64
+	// PooledMeanSeconds is np.mean of the concatenated intervals: AISBench's ITL
+	// Average, each request weighing as many intervals as it has. NaN when
+	// there is no interval.
+	PooledMeanSeconds float64
+	// PerRequestMeanSeconds is the mean of each request's mean interval, every
+	// request with an interval weighing the same. NaN when there is none.
+	PerRequestMeanSeconds float64
+	// InAISBenchTable is false when AISBench removes the ITL row (see Removed).
+	InAISBenchTable bool
+}
+
+// SLO is a service-level objective on a per-request metric: Metric Op Threshold.
+type SLO struct {
+	Text      string // as given, e.g. "TPOT<20ms"
+	Metric    Metric
+	Op        string  // "<", "<=", ">" or ">="
+	Threshold float64 // in the metric's Unit (seconds for times)
+}
+
+// sloMetrics are the per-request metrics an SLO may name.
+var sloMetrics = []Metric{MetricE2EL, MetricTTFT, MetricTPOT, MetricOutputTokenThroughput, MetricPrefillTokenThroughput, MetricTTFContent, MetricTTFText}
+
+// ParseSLO parses "METRIC OP VALUE[UNIT]": TPOT<20ms, TTFT<=2s, E2EL<1500ms,
+// OutputTokenThroughput>=30. Times need a unit (us, ms, s); rates are token/s.
+func ParseSLO(text string) (SLO, error) {
+	s := strings.ReplaceAll(text, " ", "")
+	i := strings.IndexAny(s, "<>")
+	if i <= 0 {
+		return SLO{}, fmt.Errorf("audit: SLO %q: want METRIC<VALUE, e.g. TPOT<20ms", text)
+	}
+	name, rest := s[:i], s[i:]
+	op := rest[:1]
+	if strings.HasPrefix(rest, "<=") || strings.HasPrefix(rest, ">=") {
+		op = rest[:2]
+	}
+	value := rest[len(op):]
+	m := Metric(name)
+	if !slices.Contains(sloMetrics, m) {
+		if m == MetricITL {
+			return SLO{}, fmt.Errorf("audit: SLO %q: ITL is pooled over requests, not a per-request value", text)
+		}
+		return SLO{}, fmt.Errorf("audit: SLO %q: unknown metric %q (want one of %s)", text, name, joinMetrics(sloMetrics))
+	}
+	scale := 1.0
+	if m.Unit() == UnitSeconds {
+		switch {
+		case strings.HasSuffix(value, "ms"):
+			value, scale = strings.TrimSuffix(value, "ms"), 1e-3
+		case strings.HasSuffix(value, "us"):
+			value, scale = strings.TrimSuffix(value, "us"), 1e-6
+		case strings.HasSuffix(value, "s"):
+			value = strings.TrimSuffix(value, "s")
+		default:
+			return SLO{}, fmt.Errorf("audit: SLO %q: give the time a unit (us, ms or s)", text)
+		}
+	} else {
+		value = strings.TrimSuffix(value, "token/s")
+	}
+	v, err := strconv.ParseFloat(value, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return SLO{}, fmt.Errorf("audit: SLO %q: %q is not a number", text, value)
+	}
+	return SLO{Text: text, Metric: m, Op: op, Threshold: v * scale}, nil
+}
+
+func joinMetrics(ms []Metric) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
+}
+
+func (s SLO) holds(v float64) bool {
+	switch s.Op {
+	case "<":
+		return v < s.Threshold
+	case "<=":
+		return v <= s.Threshold
+	case ">":
+		return v > s.Threshold
+	}
+	return v >= s.Threshold
+}
+
+// SLOResult is an SLO's attainment in one stage.
+type SLOResult struct {
+	SLO SLO
+	// Met of Denominator requests meet it; Denominator is the stage's requests.
+	Met, Denominator int
+	// Missing requests have no value for the metric (no content event, unknown
+	// token count); they count as not meeting it.
+	Missing  int
+	Fraction float64 // Met / Denominator
+}
+
+// WindowedThroughput is the stable stage's WindowedOutputThroughput.
+type WindowedThroughput struct {
+	// Basis is what is counted: "tokens" (every output event in the window
+	// carries its own token count), "output events" (some do not; events with
+	// text or tool calls are counted instead) or "time points" (the trace has no
+	// event bodies).
+	Basis         string
+	Count         float64 // tokens, events or time points inside the window
+	WindowSeconds float64
+	PerSecond     float64 // Count / WindowSeconds; NaN for an empty window
+	Requests      int     // successful requests with something counted in the window
+	Events        int     // recorded events inside the window
+	// NativeOutputTokenThroughput is AISBench's Output Token Throughput of the
+	// stable stage (the selected requests' whole output / window), for comparison.
+	NativeOutputTokenThroughput *Value
+}
+
+// outputEvent says whether an event is output a user sees: text or tool calls.
+func outputEvent(e EventRecord) bool { return e.HasText() || e.Class == replay.ClassToolCall }
+
+// eventTokensKnown says whether every output event of a request carries its
+// own token count (events without text or tool calls carry none unless they say so).
+func eventTokensKnown(evs []EventRecord) bool {
+	any := false
+	for _, e := range evs {
+		if outputEvent(e) {
+			if e.Tokens < 0 {
+				return false
+			}
+			any = true
+		}
+	}
+	return any
+}
+
+// requestFacts are the per-request values behind sseaudit's metrics.
+type requestFacts struct {
+	intervals             []float64 // np.diff(tp[1:])
+	contentGaps, textGaps []float64
+	ttfContent, ttfText   float64
+	hasContent, hasText   bool
+	events                bool // Events known
+	tokensKnown           bool
+	tokens                []float64 // per output event, when tokensKnown
+}
+
+func factsOf(rec *RequestRecord) requestFacts {
+	tp := rec.TimePoints
+	var f requestFacts
+	if len(tp) > 2 {
+		f.intervals = NumpyDiff(tp[1:])
+	}
+	if rec.Events == nil || len(rec.Events) != len(tp)-1 {
+		return f
+	}
+	f.events = true
+	var content, text []float64
+	for i, e := range rec.Events {
+		t := tp[i+1]
+		if e.HasContent() {
+			content = append(content, t)
+		}
+		if e.HasText() {
+			text = append(text, t)
+		}
+	}
+	if len(content) > 0 {
+		f.hasContent, f.ttfContent = true, content[0]-tp[0]
+		f.contentGaps = NumpyDiff(content)
+	}
+	if len(text) > 0 {
+		f.hasText, f.ttfText = true, text[0]-tp[0]
+		f.textGaps = NumpyDiff(text)
+	}
+	if eventTokensKnown(rec.Events) {
+		f.tokensKnown = true
+		for _, e := range rec.Events {
+			if outputEvent(e) {
+				f.tokens = append(f.tokens, float64(e.Tokens))
+			}
+		}
+	}
+	return f
+}
+
+// sseStage computes sseaudit's figures for a stage whose requests are known.
+func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
+	if len(st.Requests) == 0 {
+		return
+	}
+	// ITL accounting.
+	acc := &ITLAccounting{Requests: len(st.Requests), InAISBenchTable: st.Metric(MetricITL) != nil}
+	var pooled, means, perRequest []float64
+	samples := map[Metric][]float64{}
+	n := map[Metric]int{}
+	withEvents := 0
+	for _, idx := range st.Requests {
+		f := facts[idx]
+		perRequest = append(perRequest, float64(len(f.intervals)))
+		if len(f.intervals) > 0 {
+			acc.RequestsWithIntervals++
+			pooled = append(pooled, f.intervals...)
+			means = append(means, NumpyMean(f.intervals))
+			zero := 0
+			for _, x := range f.intervals {
+				if x == 0 {
+					zero++
+				}
+			}
+			acc.ZeroIntervals += zero
+			if zero > 0 {
+				acc.RequestsWithZero++
+			}
+		}
+		if anyNonzero(f.intervals) {
+			acc.AISBenchN++
+		}
+		if f.events {
+			withEvents++
+		}
+		add := func(m Metric, ok bool, xs ...float64) {
+			if ok {
+				samples[m] = append(samples[m], xs...)
+				n[m]++
+			}
+		}
+		add(MetricContentUpdateInterval, len(f.contentGaps) > 0, f.contentGaps...)
+		add(MetricTextUpdateInterval, len(f.textGaps) > 0, f.textGaps...)
+		add(MetricTTFContent, f.hasContent, f.ttfContent)
+		add(MetricTTFText, f.hasText, f.ttfText)
+		add(MetricTokensPerEvent, f.tokensKnown, f.tokens...)
+	}
+	acc.Intervals = len(pooled)
+	acc.PerRequestMin = NumpyMin(perRequest)
+	acc.PerRequestMax = NumpyMax(perRequest)
+	acc.PerRequestMedian = NumpyPercentile(perRequest, 50)
+	acc.PooledMeanSeconds, acc.PerRequestMeanSeconds = math.NaN(), math.NaN()
+	if len(pooled) > 0 {
+		acc.PooledMeanSeconds = NumpyMean(pooled)
+		acc.PerRequestMeanSeconds = NumpyMean(means)
+	}
+	st.ITL = acc
+
+	for _, m := range SSEMetrics {
+		if len(samples[m]) > 0 {
+			st.SSE = append(st.SSE, MetricResult{Name: m, Unit: m.Unit(), Values: samples[m], N: n[m],
+				Stats: anyStatistics(rep.AllStats, samples[m])})
+			continue
+		}
+		var why string
+		switch {
+		case withEvents == 0:
+			why = "the trace holds time points only, no event bodies"
+		case m == MetricContentUpdateInterval:
+			why = "no request has two content events"
+		case m == MetricTextUpdateInterval:
+			why = "no request has two content or reasoning events"
+		case m == MetricTTFContent:
+			why = "no request has a content event"
+		case m == MetricTTFText:
+			why = "no request has a content or reasoning event"
+		default:
+			why = "no event carries its own token count (no continuous usage, no logprobs)"
+		}
+		st.SSEAbsent = append(st.SSEAbsent, RemovedMetric{m, why})
+	}
+
+	// Statistics AISBench's table lacks, from the same raw values.
+	for i := range st.Metrics {
+		var extra []string
+		for _, s := range rep.AllStats {
+			if !rep.InAISBenchTable(s) {
+				extra = append(extra, s)
+			}
+		}
+		if extra != nil {
+			st.Metrics[i].Extra = anyStatistics(extra, st.Metrics[i].Values)
+		}
+	}
+
+	// SLO attainment.
+	for _, slo := range b.cfg.SLOs {
+		res := SLOResult{SLO: slo, Denominator: len(st.Requests)}
+		for _, idx := range st.Requests {
+			v, ok := sloValue(&b.requests[idx], facts[idx], slo.Metric)
+			switch {
+			case !ok:
+				res.Missing++
+			case slo.holds(v):
+				res.Met++
+			}
+		}
+		res.Fraction = float64(res.Met) / float64(res.Denominator)
+		st.SLOs = append(st.SLOs, res)
+	}
+}
+
+// sloValue is a request's value of a per-request metric, as AISBench computes
+// it (TPOT, throughputs) or as sseaudit defines it (TTFContent, TTFText).
+func sloValue(rec *RequestRecord, f requestFacts, m Metric) (float64, bool) {
+	tp := rec.TimePoints
+	latency, ttft := tp[len(tp)-1]-tp[0], tp[1]-tp[0]
+	out, in := rec.OutputTokens, rec.InputTokens
+	switch m {
+	case MetricE2EL:
+		return latency, true
+	case MetricTTFT:
+		return ttft, true
+	case MetricTPOT:
+		if out == nil || *out == 0 {
+			return 0, false
+		}
+		if *out > 1 {
+			return (latency - ttft) / float64(*out-1), true
+		}
+		return 0, true
+	case MetricOutputTokenThroughput:
+		if out == nil || *out == 0 {
+			return 0, false
+		}
+		return float64(*out) / latency, true
+	case MetricPrefillTokenThroughput:
+		if in == nil || *in == 0 {
+			return 0, false
+		}
+		if ttft > 0 {
+			return float64(*in) / ttft, true
+		}
+		return 0, true
+	case MetricTTFContent:
+		return f.ttfContent, f.hasContent
+	case MetricTTFText:
+		return f.ttfText, f.hasText
+	}
+	return 0, false
+}
+
+// windowed computes WindowedOutputThroughput over every successful request's
+// events inside the stable window [start, end].
+func (b *Builder) windowed(st *StageResult, kept []int) {
+	w := st.Window
+	if w == nil {
+		return
+	}
+	wt := &WindowedThroughput{Basis: "tokens", WindowSeconds: w.DurationSeconds}
+	var tokens, outputEvents, points int64
+	allKnown, allEvents := true, true
+	for _, idx := range kept {
+		rec := &b.requests[idx]
+		tp := rec.TimePoints
+		evs := rec.Events
+		if evs == nil || len(evs) != len(tp)-1 {
+			evs = nil
+			allEvents = false
+		}
+		counted := false
+		for i, t := range tp[1:] {
+			if t < w.StartSeconds || t > w.EndSeconds {
+				continue
+			}
+			counted = true
+			wt.Events++
+			points++
+			if evs == nil {
+				continue
+			}
+			e := evs[i]
+			if outputEvent(e) {
+				outputEvents++
+				if e.Tokens < 0 {
+					allKnown = false
+				}
+			}
+			if e.Tokens > 0 {
+				tokens += e.Tokens
+			}
+		}
+		if counted {
+			wt.Requests++
+		}
+	}
+	switch {
+	case !allEvents:
+		wt.Basis, wt.Count = "time points", float64(points)
+	case !allKnown:
+		wt.Basis, wt.Count = "output events", float64(outputEvents)
+	default:
+		wt.Count = float64(tokens)
+	}
+	wt.PerSecond = math.NaN()
+	if wt.WindowSeconds > 0 {
+		wt.PerSecond = wt.Count / wt.WindowSeconds
+	}
+	if st.Err == nil && st.Common.HasTokenThroughput {
+		v := st.Common.OutputTokenThroughput
+		wt.NativeOutputTokenThroughput = &v
+	}
+	st.Windowed = wt
+}
