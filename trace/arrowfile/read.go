@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -60,12 +61,13 @@ func openStream(src trace.Source, mem memory.Allocator) (r trace.Reader, err err
 		return nil, trace.FileError(src.Name, nil, "is an Arrow IPC file, not a stream: name it .arrow or read it with --format arrow")
 	}
 	mem = newBoundedAllocator(mem, memoryBudget(src))
+	noEOS := new(atomic.Bool)
 	// Each pass (the flat layout makes two) reads the stream from its start.
 	open := func() (batchSource, error) {
 		if _, err := src.File.Seek(0, io.SeekStart); err != nil {
 			return nil, trace.FileError(src.Name, err, "cannot seek to the start of the stream")
 		}
-		msgs := &messageReader{r: bufio.NewReaderSize(src.File, 64<<10), mem: mem, size: src.Size}
+		msgs := &messageReader{r: bufio.NewReaderSize(src.File, 64<<10), mem: mem, size: src.Size, noEOS: noEOS}
 		msgs.refs.Store(1)
 		sr, err := ipc.NewReaderFromMessageReader(msgs, ipcReadOptions(src, mem)...)
 		var dict *dictionaryError
@@ -83,7 +85,12 @@ func openStream(src trace.Source, mem memory.Allocator) (r trace.Reader, err err
 	}
 	schema := first.(*streamBatches).r.Schema()
 	first.close()
-	return newReader(src, "arrows", schema, open, nil)
+	noEOS.Store(false) // known once a pass reaches the end
+	r, err = newReader(src, "arrows", schema, open, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &eosReader{Reader: r, noEOS: noEOS}, nil
 }
 
 func ipcReadOptions(src trace.Source, mem memory.Allocator) []ipc.Option {

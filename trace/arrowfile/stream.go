@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/sseaudit/sseaudit/trace"
 )
 
 // messageReader reads the messages of an Arrow IPC stream like arrow-go's own
@@ -20,6 +22,9 @@ type messageReader struct {
 	size int64
 	msg  *ipc.Message
 	refs atomic.Int64
+	// noEOS is set when the stream ends at a message boundary without the
+	// end-of-stream marker.
+	noEOS *atomic.Bool
 }
 
 func (m *messageReader) Retain() { m.refs.Add(1) }
@@ -39,6 +44,9 @@ func (m *messageReader) Message() (*ipc.Message, error) {
 	var word [4]byte
 	if _, err := io.ReadFull(m.r, word[:]); err != nil {
 		if err == io.EOF { // the stream may end without an end-of-stream marker
+			if m.noEOS != nil {
+				m.noEOS.Store(true)
+			}
 			return nil, io.EOF
 		}
 		return nil, fmt.Errorf("arrow/ipc: could not read message length: %w", err)
@@ -86,4 +94,25 @@ func noEOF(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// noteNoEOS is the note a stream without an end-of-stream marker gets: it is
+// read, since a capture that was stopped leaves one, but a stream cut at a
+// batch boundary looks the same, and the reader cannot tell how much is
+// missing.
+const noteNoEOS = "the stream ends without an end-of-stream marker: its writer did not finish (a capture that was stopped?) or the file was cut short; every complete record batch was read"
+
+// eosReader adds noteNoEOS to Info once the stream's end was reached
+// without the marker.
+type eosReader struct {
+	trace.Reader
+	noEOS *atomic.Bool
+}
+
+func (r *eosReader) Info() trace.Info {
+	info := r.Reader.Info()
+	if r.noEOS.Load() {
+		info.Notes = append(append([]string(nil), info.Notes...), noteNoEOS)
+	}
+	return info
 }

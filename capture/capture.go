@@ -1,0 +1,616 @@
+// Package capture records a live OpenAI-compatible streaming endpoint the
+// way AISBench's client drives one: a closed loop of Concurrency clients
+// (each sends its next request when its previous one ends), optionally
+// capped at a request rate, every request asking for a stream with usage
+// (stream_options.include_usage, optionally continuous_usage_stats) and
+// max_tokens. For each request it records t0 just before the request is
+// sent and every read of the response body with its arrival time, on the
+// monotonic clock (nanoseconds since the capture started), the status and
+// any error.
+//
+// Requests are written in the order they were sent, as soon as they and
+// every request sent before them have ended; with File the trace reaches
+// the disk every few requests and every second, so a crash loses only the
+// requests in flight and those that ended after the oldest one in flight
+// was sent.
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/sseaudit/sseaudit/trace"
+)
+
+// Options say what to send and how.
+type Options struct {
+	// URL is the server's base URL (http://host:port, with or without
+	// /v1) or the full endpoint URL.
+	URL string
+	// API is "chat" (/v1/chat/completions, default) or "completions".
+	API         string
+	Requests    int
+	Concurrency int
+	// Rate caps the request rate (requests/s): two requests are sent at
+	// least 1/Rate apart. 0: no cap.
+	Rate float64
+	// Prompts are sent in turn (request i gets Prompts[i%len]); when empty,
+	// request i gets a synthetic prompt of PromptWords words.
+	Prompts     []string
+	PromptWords int
+	MaxTokens   int    // 0: not sent
+	Model       string // "": not sent
+	Headers     http.Header
+	// ContinuousUsage asks for usage on every chunk
+	// (stream_options.continuous_usage_stats, vLLM).
+	ContinuousUsage bool
+	// Timeout bounds one request, 0: none.
+	Timeout time.Duration
+	// Drain lets the requests in flight finish when ctx is canceled;
+	// otherwise they are canceled and left out of the trace. Closing Abort
+	// cancels them even when draining.
+	Drain bool
+	Abort <-chan struct{}
+	// FlushEvery flushes the writer after this many requests
+	// (DefaultFlushEvery when 0); FlushInterval after this long with
+	// requests unflushed (1s when 0).
+	FlushEvery    int
+	FlushInterval time.Duration
+	// Progress is called after each request ends (from one goroutine).
+	Progress func(Progress)
+	// Warnf reports oddities worth a line (the first non-streaming answer).
+	Warnf func(format string, args ...any)
+	// Client is the HTTP client (a fresh one sized for Concurrency when nil).
+	Client *http.Client
+}
+
+// Progress is the state of a capture.
+type Progress struct {
+	Sent, Done, Failed, InFlight int
+	Elapsed                      time.Duration
+}
+
+// Summary is what a capture did.
+type Summary struct {
+	Sent, Written, Failed, Canceled int
+	// ByOutcome counts requests by "200", "500", "error: <kind>", ...
+	ByOutcome    map[string]int
+	NonStreaming int // 200 answers that were not text/event-stream
+	BodyBytes    int64
+	Elapsed      time.Duration
+	Interrupted  bool
+}
+
+// Writer takes the captured requests in the order they were sent; *File is
+// one. Flush, when the writer has it, is called every FlushInterval.
+type Writer interface {
+	Write(*trace.Request) error
+}
+
+// ExtraPrompt is the extra column holding each request's prompt.
+const ExtraPrompt = "prompt"
+
+// Extra is the extra columns of a captured trace.
+func Extra() []trace.ExtraColumn {
+	return []trace.ExtraColumn{{Name: ExtraPrompt, Kind: trace.ExtraString}}
+}
+
+// Meta is the run metadata of a capture with these options.
+func Meta(o Options) (trace.Meta, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	var m trace.Meta
+	m.Set(trace.KeySource, "audit capture")
+	m.Set(trace.KeyMaxConcurrency, strconv.Itoa(o.Concurrency))
+	if o.Rate > 0 {
+		m.Set(trace.KeyRequestRate, strconv.FormatFloat(o.Rate, 'g', -1, 64))
+	}
+	u, _ := Endpoint(o.URL, o.API)
+	m.Set(trace.KeyRunPrefix+"url", u)
+	m.Set(trace.KeyRunPrefix+"api", o.API)
+	m.Set(trace.KeyRunPrefix+"requests", strconv.Itoa(o.Requests))
+	if o.Model != "" {
+		m.Set(trace.KeyRunPrefix+"model", o.Model)
+	}
+	if o.MaxTokens > 0 {
+		m.Set(trace.KeyRunPrefix+"max_tokens", strconv.Itoa(o.MaxTokens))
+	}
+	m.Set(trace.KeyRunPrefix+"continuous_usage", strconv.FormatBool(o.ContinuousUsage))
+	m.Set(trace.KeyRunPrefix+"clock", "monotonic, ns since the capture started")
+	return m, nil
+}
+
+func (o *Options) check() error {
+	if o.API == "" {
+		o.API = "chat"
+	}
+	if o.API != "chat" && o.API != "completions" {
+		return fmt.Errorf("api %q: want chat or completions", o.API)
+	}
+	if _, err := Endpoint(o.URL, o.API); err != nil {
+		return err
+	}
+	if o.Requests < 1 {
+		return fmt.Errorf("requests %d: want 1 or more", o.Requests)
+	}
+	if o.Concurrency < 1 {
+		return fmt.Errorf("concurrency %d: want 1 or more", o.Concurrency)
+	}
+	if o.Rate < 0 || o.Rate != o.Rate {
+		return fmt.Errorf("rate %v: want a positive number of requests a second", o.Rate)
+	}
+	if o.PromptWords <= 0 {
+		o.PromptWords = 128
+	}
+	if o.FlushEvery <= 0 {
+		o.FlushEvery = DefaultFlushEvery
+	}
+	if o.FlushInterval <= 0 {
+		o.FlushInterval = time.Second
+	}
+	return nil
+}
+
+// Endpoint is the URL requests go to.
+func Endpoint(base, api string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("url %q: want http://host:port or an endpoint URL", base)
+	}
+	p := strings.TrimSuffix(u.Path, "/")
+	switch {
+	case strings.HasSuffix(p, "/chat/completions") || strings.HasSuffix(p, "/completions"):
+	case strings.HasSuffix(p, "/v1"):
+		p += map[string]string{"chat": "/chat/completions", "completions": "/completions"}[api]
+	default:
+		p += map[string]string{"chat": "/v1/chat/completions", "completions": "/v1/completions"}[api]
+	}
+	u.Path = p
+	return u.String(), nil
+}
+
+// Body is the JSON body of request i.
+func Body(o *Options, prompt string) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	if o.Model != "" {
+		b.WriteString(`"model":`)
+		writeJSON(&b, o.Model)
+		b.WriteByte(',')
+	}
+	if o.API == "completions" {
+		b.WriteString(`"prompt":`)
+		writeJSON(&b, prompt)
+	} else {
+		b.WriteString(`"messages":[{"role":"user","content":`)
+		writeJSON(&b, prompt)
+		b.WriteString(`}]`)
+	}
+	if o.MaxTokens > 0 {
+		b.WriteString(`,"max_tokens":`)
+		b.WriteString(strconv.Itoa(o.MaxTokens))
+	}
+	b.WriteString(`,"stream":true,"stream_options":{"include_usage":true`)
+	if o.ContinuousUsage {
+		b.WriteString(`,"continuous_usage_stats":true`)
+	}
+	b.WriteString(`}}`)
+	return b.Bytes()
+}
+
+func writeJSON(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	b.Truncate(b.Len() - 1) // Encode's newline
+}
+
+// SyntheticPrompt is request i's prompt when no prompts are given: unique,
+// words of ordinary English.
+func SyntheticPrompt(i, words int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%d]", i)
+	for k := range words {
+		b.WriteByte(' ')
+		b.WriteString(promptWords[(i*7+k*13)%len(promptWords)])
+	}
+	return b.String()
+}
+
+var promptWords = strings.Fields(`tell me about the history of tea and how it travelled from one
+country to another over many years with its trade routes ports ships and the people who carried it`)
+
+// ErrConnect is wrapped by the error Run returns when the server cannot be
+// reached before any response arrived.
+var ErrConnect = errors.New("cannot connect")
+
+type result struct {
+	i        int
+	req      *trace.Request
+	canceled bool
+	nonSSE   bool
+	// contentType of the answer, for the warning
+	contentType string
+}
+
+// Run sends o.Requests requests and writes what came back to w, in the
+// order they were sent. Canceling ctx stops sending (see Options.Drain).
+// The error is for what stopped the capture (the writer, or a server that
+// cannot be reached at all); failed requests are data in the trace.
+func Run(ctx context.Context, o Options, w Writer) (Summary, error) {
+	sum := Summary{ByOutcome: map[string]int{}}
+	if err := o.check(); err != nil {
+		return sum, err
+	}
+	endpoint, _ := Endpoint(o.URL, o.API)
+	client := o.Client
+	if client == nil {
+		client = &http.Client{Transport: &http.Transport{
+			Proxy:               nil,
+			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:        o.Concurrency,
+			MaxIdleConnsPerHost: o.Concurrency,
+			IdleConnTimeout:     90 * time.Second,
+			DisableCompression:  true, // the body bytes as the server sent them
+		}}
+		defer client.CloseIdleConnections()
+	}
+	base := time.Now()
+	clock := func() int64 { return int64(time.Since(base)) }
+
+	// reqCtx cancels requests in flight: at once when ctx ends (unless
+	// draining), on Abort, or on a fatal error.
+	reqCtx, cancelReqs := context.WithCancel(context.Background())
+	defer cancelReqs()
+	var fatal atomic.Pointer[error]
+	stopSending, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		select {
+		case <-ctx.Done():
+			if !o.Drain {
+				cancelReqs()
+				return
+			}
+			select {
+			case <-o.Abort:
+				cancelReqs()
+			case <-reqCtx.Done():
+			}
+		case <-o.Abort:
+			cancelReqs()
+		case <-reqCtx.Done():
+		}
+	}()
+
+	var gotResponse atomic.Bool
+	var sent, inFlight atomic.Int64
+	jobs := make(chan int)
+	results := make(chan result, o.Concurrency)
+
+	// The dispatcher hands out request numbers in order, no faster than
+	// Rate.
+	go func() {
+		defer close(jobs)
+		var last time.Time
+		var gap time.Duration
+		if o.Rate > 0 {
+			gap = time.Duration(float64(time.Second) / o.Rate)
+		}
+		for i := 0; i < o.Requests; i++ {
+			if gap > 0 && !last.IsZero() {
+				if d := time.Until(last.Add(gap)); d > 0 {
+					t := time.NewTimer(d)
+					select {
+					case <-t.C:
+					case <-stopSending.Done():
+						t.Stop()
+						return
+					}
+				}
+			}
+			select {
+			case jobs <- i:
+				last = time.Now()
+			case <-stopSending.Done():
+				return
+			}
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for range o.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				if stopSending.Err() != nil {
+					continue
+				}
+				sent.Add(1)
+				inFlight.Add(1)
+				res := o.do(reqCtx, client, endpoint, i, clock)
+				inFlight.Add(-1)
+				if res.req.HTTPStatus != nil {
+					gotResponse.Store(true)
+				} else if !gotResponse.Load() && isConnRefused(res.err) {
+					e := fmt.Errorf("%w to %s: %v (is the server running?)", ErrConnect, endpoint, res.err)
+					fatal.CompareAndSwap(nil, &e)
+					stop()
+				}
+				results <- res.result
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	// Write in send order.
+	pending := map[int]result{}
+	next := 0
+	unflushed := 0
+	flusher, _ := w.(interface{ Flush() error })
+	ticker := time.NewTicker(o.FlushInterval)
+	defer ticker.Stop()
+	var werr error
+	done, failed := 0, 0
+	write := func(r result) {
+		switch {
+		case r.canceled:
+			sum.Canceled++
+			return
+		case werr != nil:
+			return
+		}
+		if err := w.Write(r.req); err != nil {
+			werr = err
+			stop()
+			cancelReqs()
+			return
+		}
+		sum.Written++
+		unflushed++
+		sum.BodyBytes += r.req.BodyBytes()
+		sum.ByOutcome[outcome(r.req)]++
+		if r.req.Failed() {
+			sum.Failed++
+		}
+		if r.nonSSE {
+			sum.NonStreaming++
+		}
+	}
+	nonSSEWarned := false
+loop:
+	for {
+		select {
+		case r, ok := <-results:
+			if !ok {
+				break loop
+			}
+			done++
+			if r.req.Failed() && !r.canceled {
+				failed++
+			}
+			if r.nonSSE && !nonSSEWarned && o.Warnf != nil {
+				nonSSEWarned = true
+				o.Warnf("request %s: a non-streaming answer (status %d, Content-Type %q): want text/event-stream; does the server ignore \"stream\": true?", r.req.RequestID, *r.req.HTTPStatus, r.contentType)
+			}
+			pending[r.i] = r
+			for {
+				p, ok := pending[next]
+				if !ok {
+					break
+				}
+				delete(pending, next)
+				next++
+				write(p)
+			}
+			if o.Progress != nil {
+				o.Progress(Progress{Sent: int(sent.Load()), Done: done, Failed: failed, InFlight: int(inFlight.Load()), Elapsed: time.Since(base)})
+			}
+		case <-ticker.C:
+			if flusher != nil && unflushed > 0 && werr == nil {
+				if err := flusher.Flush(); err != nil {
+					werr = err
+					stop()
+					cancelReqs()
+				}
+				unflushed = 0
+			}
+		}
+	}
+	// Requests that ended after one that never did (canceled before it
+	// was sent) are written in order too.
+	for len(pending) > 0 {
+		if p, ok := pending[next]; ok {
+			write(p)
+			delete(pending, next)
+		}
+		next++
+	}
+	sum.Sent = int(sent.Load())
+	sum.Elapsed = time.Since(base)
+	sum.Interrupted = ctx.Err() != nil
+	if werr != nil {
+		return sum, werr
+	}
+	if f := fatal.Load(); f != nil {
+		return sum, *f
+	}
+	return sum, nil
+}
+
+type doResult struct {
+	result
+	err error
+}
+
+func (o *Options) prompt(i int) string {
+	if len(o.Prompts) > 0 {
+		return o.Prompts[i%len(o.Prompts)]
+	}
+	return SyntheticPrompt(i, o.PromptWords)
+}
+
+// do sends request i and reads its body.
+func (o *Options) do(ctx context.Context, client *http.Client, endpoint string, i int, clock func() int64) doResult {
+	prompt := o.prompt(i)
+	req := &trace.Request{
+		RequestID: fmt.Sprintf("cap-%06d", i),
+		Extra:     []trace.Value{{Str: prompt}},
+	}
+	res := doResult{result: result{i: i, req: req}}
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(Body(o, prompt)))
+	if err != nil {
+		panic(err) // the endpoint was checked
+	}
+	for k, vs := range o.Headers {
+		for _, v := range vs {
+			hr.Header.Add(k, v)
+		}
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "text/event-stream")
+	ended := func(err error) doResult {
+		end := clock()
+		req.EndNs = &end
+		if err != nil {
+			res.err = err
+			if ctx.Err() != nil && (o.Timeout == 0 || !errors.Is(ctx.Err(), context.DeadlineExceeded)) {
+				res.canceled = true
+			}
+			msg := err.Error()
+			if req.Error != nil {
+				msg = *req.Error + "; " + msg
+			}
+			req.Error = &msg
+		}
+		return res
+	}
+	req.T0Ns = clock()
+	resp, err := client.Do(hr)
+	if err != nil {
+		return ended(err)
+	}
+	defer resp.Body.Close()
+	status := int32(resp.StatusCode)
+	req.HTTPStatus = &status
+	ct := resp.Header.Get("Content-Type")
+	res.contentType = ct
+	if status == 200 && !strings.HasPrefix(strings.ToLower(ct), "text/event-stream") {
+		res.nonSSE = true
+	}
+	req.Chunks = []trace.Chunk{}
+	var body []byte // of an error answer, for the error column
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		t := clock()
+		if n > 0 {
+			data := append([]byte(nil), buf[:n]...)
+			req.Chunks = append(req.Chunks, trace.Chunk{TNs: t, Data: data})
+			if status != 200 && len(body) < maxErrorBody {
+				body = append(body, data[:min(len(data), maxErrorBody-len(body))]...)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if status != 200 {
+				e := errorText(resp, body)
+				req.Error = &e
+			}
+			return ended(err)
+		}
+	}
+	if status != 200 {
+		e := errorText(resp, body)
+		req.Error = &e
+	}
+	return ended(nil)
+}
+
+const maxErrorBody = 2048
+
+func errorText(resp *http.Response, body []byte) string {
+	return fmt.Sprintf("HTTP %s: %s", resp.Status, strings.TrimSpace(string(body)))
+}
+
+func isConnRefused(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// outcome is a request's row in the summary.
+func outcome(r *trace.Request) string {
+	switch {
+	case r.HTTPStatus == nil:
+		return "no response"
+	case *r.HTTPStatus == 200 && r.Error != nil:
+		return "200, cut mid-stream"
+	default:
+		return strconv.Itoa(int(*r.HTTPStatus))
+	}
+}
+
+// ReadPrompts reads a prompts file: one prompt a line, each a JSON string or
+// a JSON object with a "prompt" string; blank lines are skipped. name is
+// the file's name for errors.
+func ReadPrompts(r io.Reader, name string) ([]string, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	var prompts []string
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var s string
+		if b[0] == '"' {
+			if err := json.Unmarshal(b, &s); err != nil {
+				return nil, fmt.Errorf("%s: line %d: want a JSON string or an object with a \"prompt\" string: %v", name, line, err)
+			}
+		} else {
+			var o struct {
+				Prompt *string `json:"prompt"`
+			}
+			if err := json.Unmarshal(b, &o); err != nil || o.Prompt == nil {
+				msg := "no \"prompt\" string"
+				if err != nil {
+					msg = err.Error()
+				}
+				return nil, fmt.Errorf("%s: line %d: want a JSON string or an object with a \"prompt\" string: %s", name, line, msg)
+			}
+			s = *o.Prompt
+		}
+		prompts = append(prompts, s)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: line %d: %w", name, line+1, err)
+	}
+	if len(prompts) == 0 {
+		return nil, fmt.Errorf("%s: no prompts: want one JSON string or {\"prompt\": ...} object a line", name)
+	}
+	return prompts, nil
+}

@@ -1,0 +1,417 @@
+// Package serve replays a trace as a live OpenAI-compatible streaming
+// endpoint: the i-th request that arrives gets the trace's i-th stream (or,
+// with Options.Match, the stream whose prompt it sends), with the same
+// status, the same body bytes cut into the same writes, each write sent at
+// the same time after the request's arrival as the trace's read arrived
+// after its t0 (divided by Options.Speed), and the same failures: a
+// request that got no response is answered by closing the connection, one
+// that failed mid-stream by cutting the body after its last recorded read.
+//
+// Any client can then be measured against a stream whose truth is known.
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sseaudit/sseaudit/trace"
+)
+
+// PromptColumn is the extra column Match reads the prompts from (the one
+// `audit gen` and `audit capture` write).
+const PromptColumn = "prompt"
+
+// Options tune a Server.
+type Options struct {
+	// Speed divides every delay: 2 replays twice as fast. 0 means 1.
+	Speed float64
+	// Match answers each request with the stream whose prompt (the
+	// trace's "prompt" column) equals the request's: the last user message
+	// of a chat request, the prompt of a completions request. Streams with
+	// the same prompt are used in trace order. Match holds the whole trace
+	// in memory.
+	Match bool
+	// Logf, when set, gets one line a served request.
+	Logf func(format string, args ...any)
+}
+
+// Server answers requests with the streams of a trace. It is an
+// http.Handler.
+type Server struct {
+	opts Options
+
+	mu       sync.Mutex
+	src      trace.Reader // in order: read one stream a request
+	srcErr   error
+	ahead    *trace.Request
+	total    int // streams in the trace (Match), or read so far
+	byPrompt map[string][]*trace.Request
+	promptAt int
+
+	inFlight sync.WaitGroup
+	served   atomic.Int64
+	ended    chan struct{} // closed when the last stream is handed out (in order)
+	endOnce  sync.Once
+}
+
+// New makes a Server that reads its streams from r. In order (without
+// Match) it reads r lazily, one stream a request, so a trace of any size can
+// be served; with Match it reads r whole first. The caller closes r after
+// the server is done.
+func New(r trace.Reader, opts Options) (*Server, error) {
+	if opts.Speed == 0 {
+		opts.Speed = 1
+	}
+	if opts.Speed < 0 || opts.Speed != opts.Speed {
+		return nil, fmt.Errorf("speed %v: want a positive number", opts.Speed)
+	}
+	s := &Server{opts: opts, src: r, promptAt: -1, ended: make(chan struct{})}
+	info := r.Info()
+	for i, x := range info.Extra {
+		if x.Name == PromptColumn && (x.Kind == trace.ExtraString || x.Kind == trace.ExtraJSON) {
+			s.promptAt = i
+		}
+	}
+	if !opts.Match {
+		s.readAhead()
+		return s, s.srcErr
+	}
+	if s.promptAt < 0 {
+		return nil, fmt.Errorf("%s: --match needs a %q column of text (written by audit gen and audit capture): the trace has none", info.Path, PromptColumn)
+	}
+	kind := info.Extra[s.promptAt].Kind
+	s.byPrompt = map[string][]*trace.Request{}
+	for r.Scan() {
+		req := cloneRequest(r.Request())
+		p, err := promptValue(req.Extra[s.promptAt], kind)
+		if err != nil {
+			return nil, fmt.Errorf("%s: request %q: column %s: %v", info.Path, req.RequestID, PromptColumn, err)
+		}
+		s.byPrompt[p] = append(s.byPrompt[p], req)
+		s.total++
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	s.src = nil
+	if s.total == 0 {
+		close(s.ended)
+	}
+	return s, nil
+}
+
+func promptValue(v trace.Value, kind trace.ExtraKind) (string, error) {
+	if v.Null {
+		return "", nil
+	}
+	if kind == trace.ExtraJSON {
+		var s string
+		if err := json.Unmarshal([]byte(v.Str), &s); err != nil {
+			return "", fmt.Errorf("want a JSON string: %v", err)
+		}
+		return s, nil
+	}
+	return v.Str, nil
+}
+
+// cloneRequest copies req out of a reader's buffers.
+func cloneRequest(req *trace.Request) *trace.Request {
+	c := *req
+	c.Chunks = nil
+	if req.Chunks != nil {
+		c.Chunks = make([]trace.Chunk, len(req.Chunks))
+		for i, ch := range req.Chunks {
+			c.Chunks[i] = trace.Chunk{TNs: ch.TNs, Data: append([]byte{}, ch.Data...)}
+		}
+	}
+	c.TimePointsS = append([]float64(nil), req.TimePointsS...)
+	c.Extra = make([]trace.Value, len(req.Extra))
+	for i, v := range req.Extra {
+		v.Bytes = append([]byte(nil), v.Bytes...)
+		c.Extra[i] = v
+	}
+	return &c
+}
+
+// Exhausted is closed when every stream of the trace has been handed out.
+func (s *Server) Exhausted() <-chan struct{} { return s.ended }
+
+// Wait waits for the requests being answered to end.
+func (s *Server) Wait() { s.inFlight.Wait() }
+
+// Served is the number of streams handed out so far.
+func (s *Server) Served() int64 { return s.served.Load() }
+
+// Err is the error that stopped reading the trace, if any.
+func (s *Server) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.srcErr
+}
+
+// nextStream takes the next stream in trace order, or nil at the end. One
+// stream is read ahead, so that the end is known when the last stream is
+// handed out.
+func (s *Server) nextStream() (*trace.Request, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req := s.ahead
+	if req == nil {
+		return nil, s.srcErr
+	}
+	s.readAhead()
+	return req, nil
+}
+
+// readAhead reads the next stream into s.ahead (nil at the end or on an
+// error, kept in s.srcErr).
+func (s *Server) readAhead() {
+	s.ahead = nil
+	if s.src != nil && s.src.Scan() {
+		s.ahead = cloneRequest(s.src.Request())
+		s.total++
+		return
+	}
+	if s.src != nil {
+		s.srcErr = s.src.Err()
+		s.src = nil
+	}
+	s.endOnce.Do(func() { close(s.ended) })
+}
+
+// matchStream takes the next stream with the prompt p, or nil.
+func (s *Server) matchStream(p string) *trace.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.byPrompt[p]
+	if len(q) == 0 {
+		return nil
+	}
+	req := q[0]
+	if len(q) == 1 {
+		delete(s.byPrompt, p)
+	} else {
+		s.byPrompt[p] = q[1:]
+	}
+	if len(s.byPrompt) == 0 {
+		s.endOnce.Do(func() { close(s.ended) })
+	}
+	return req
+}
+
+// maxRequestBody bounds the request body the server reads.
+const maxRequestBody = 64 << 20
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	arrival := time.Now()
+	switch {
+	case r.Method == http.MethodGet && (r.URL.Path == "/health" || r.URL.Path == "/v1/health"):
+		w.WriteHeader(http.StatusOK)
+		return
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"object":"list","data":[{"id":"sseaudit-serve","object":"model","owned_by":"sseaudit"}]}`)
+		return
+	case r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/v1/completions":
+		if r.Method != http.MethodPost {
+			jsonError(w, http.StatusMethodNotAllowed, "use POST")
+			return
+		}
+	default:
+		jsonError(w, http.StatusNotFound, "no such endpoint: want POST /v1/chat/completions or /v1/completions")
+		return
+	}
+	s.inFlight.Add(1)
+	defer s.inFlight.Done()
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
+	if err != nil {
+		return
+	}
+	if len(body) > maxRequestBody {
+		jsonError(w, http.StatusRequestEntityTooLarge, "request body over 64 MiB")
+		return
+	}
+	var req *trace.Request
+	if s.opts.Match {
+		p, err := RequestPrompt(r.URL.Path, body)
+		if err != nil {
+			jsonError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		if req = s.matchStream(p); req == nil {
+			jsonError(w, http.StatusNotFound, "no stream left in the trace for this prompt")
+			s.logf("%s %s: no stream left for prompt %.40q", r.RemoteAddr, r.URL.Path, p)
+			return
+		}
+	} else {
+		req, err = s.nextStream()
+		if err != nil {
+			jsonError(w, http.StatusInternalServerError, "reading the trace: "+err.Error())
+			return
+		}
+		if req == nil {
+			jsonError(w, http.StatusServiceUnavailable, "trace exhausted: every stream has been served")
+			return
+		}
+	}
+	s.served.Add(1)
+	s.replay(w, r, req, arrival)
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.opts.Logf != nil {
+		s.opts.Logf(format, args...)
+	}
+}
+
+// at is when the read at tNs of req is due.
+func (s *Server) at(arrival time.Time, req *trace.Request, tNs int64) time.Time {
+	d := float64(tNs-req.T0Ns) / s.opts.Speed
+	return arrival.Add(time.Duration(d))
+}
+
+func sleepUntil(r *http.Request, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return r.Context().Err() == nil
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+func (s *Server) replay(w http.ResponseWriter, r *http.Request, req *trace.Request, arrival time.Time) {
+	end := arrival
+	if req.EndNs != nil {
+		end = s.at(arrival, req, *req.EndNs)
+	}
+	if req.HTTPStatus == nil {
+		// No response arrived: close the connection without one.
+		sleepUntil(r, end)
+		s.logf("%s %s: %s: no response (connection closed)", r.RemoteAddr, r.URL.Path, req.RequestID)
+		panic(http.ErrAbortHandler)
+	}
+	status := int(*req.HTTPStatus)
+	if status < 100 || status > 999 {
+		status = http.StatusInternalServerError
+	}
+	h := w.Header()
+	h.Set("X-Sseaudit-Request-Id", req.RequestID)
+	h.Set("Cache-Control", "no-cache")
+	if status == http.StatusOK {
+		h.Set("Content-Type", "text/event-stream")
+	} else {
+		h.Set("Content-Type", "application/json")
+	}
+	rc := http.NewResponseController(w)
+	headerSent := false
+	sendHeader := func() {
+		if !headerSent {
+			w.WriteHeader(status)
+			headerSent = true
+		}
+	}
+	if status == http.StatusOK {
+		// A streaming server answers at once; an error comes with its body.
+		sendHeader()
+		if err := rc.Flush(); err != nil {
+			return
+		}
+	}
+	for _, c := range req.Chunks {
+		if !sleepUntil(r, s.at(arrival, req, c.TNs)) {
+			return
+		}
+		sendHeader()
+		if _, err := w.Write(c.Data); err != nil {
+			return
+		}
+		if err := rc.Flush(); err != nil {
+			return
+		}
+	}
+	if !sleepUntil(r, end) {
+		return
+	}
+	if req.Error != nil {
+		s.logf("%s %s: %s: status %d, %d reads, then cut (%s)", r.RemoteAddr, r.URL.Path, req.RequestID, status, len(req.Chunks), *req.Error)
+		// Cut the body (or, before any byte, the response): the client
+		// sees the connection end without the chunked encoding's last
+		// chunk.
+		panic(http.ErrAbortHandler)
+	}
+	sendHeader()
+	s.logf("%s %s: %s: status %d, %d reads", r.RemoteAddr, r.URL.Path, req.RequestID, status, len(req.Chunks))
+}
+
+func jsonError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"object": "error", "message": msg, "code": status})
+	w.Write(b)
+}
+
+// RequestPrompt is the prompt of an OpenAI-compatible request body: the
+// text of the last user message (string content, or its text parts joined)
+// for chat completions, the prompt (the first one if a list) for
+// completions.
+func RequestPrompt(path string, body []byte) (string, error) {
+	var v struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Prompt json.RawMessage `json:"prompt"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return "", fmt.Errorf("request body: want a JSON object: %v", err)
+	}
+	if strings.HasSuffix(path, "/chat/completions") {
+		for i := len(v.Messages) - 1; i >= 0; i-- {
+			m := v.Messages[i]
+			if m.Role != "user" {
+				continue
+			}
+			var s string
+			if json.Unmarshal(m.Content, &s) == nil {
+				return s, nil
+			}
+			var parts []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			}
+			if err := json.Unmarshal(m.Content, &parts); err != nil {
+				return "", errors.New("messages[].content: want a string or a list of parts")
+			}
+			var b strings.Builder
+			for _, p := range parts {
+				if p.Type == "text" {
+					b.WriteString(p.Text)
+				}
+			}
+			return b.String(), nil
+		}
+		return "", errors.New("messages: want a user message")
+	}
+	var s string
+	if json.Unmarshal(v.Prompt, &s) == nil {
+		return s, nil
+	}
+	var list []string
+	if json.Unmarshal(v.Prompt, &list) == nil && len(list) > 0 {
+		return list[0], nil
+	}
+	return "", errors.New("prompt: want a string or a list of strings")
+}
