@@ -161,6 +161,7 @@ func (b *Builder) Finalize() (*Report, error) {
 	b.sseStage(rep, rep.Stable, facts)
 	b.windowed(rep.Stable, kept)
 	rep.Findings = b.findings(rep, facts, kept)
+	rep.Figures = b.figures(rep, facts, kept)
 	return rep, nil
 }
 
@@ -388,7 +389,7 @@ func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dat
 // statistics is _calculate_statistics: each value round(float(x), 4).
 func statistics(names []string, values []float64) []Statistic {
 	sorted := slices.Clone(values)
-	slices.SortFunc(sorted, compareNaNLast)
+	sortFloats(sorted)
 	out := make([]Statistic, len(names))
 	for i, name := range names {
 		var raw float64

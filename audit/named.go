@@ -80,7 +80,7 @@ func allStats(requested []string) []string {
 // is Python's round(x, 4), as AISBench would have rounded it.
 func anyStatistics(names []string, values []float64) []Statistic {
 	sorted := slices.Clone(values)
-	slices.SortFunc(sorted, compareNaNLast)
+	sortFloats(sorted)
 	out := make([]Statistic, len(names))
 	for i, name := range names {
 		var raw float64

@@ -109,7 +109,7 @@ func NumpyMax(xs []float64) float64 {
 // numpy's two-sided _lerp. Any NaN makes the result NaN; an empty input too.
 func NumpyPercentile(xs []float64, p float64) float64 {
 	sorted := slices.Clone(xs)
-	slices.SortFunc(sorted, compareNaNLast)
+	sortFloats(sorted)
 	return numpyPercentileSorted(sorted, p)
 }
 
