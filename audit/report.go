@@ -97,6 +97,12 @@ type Report struct {
 	Window *WindowAnalysis
 	// Findings are what a reviewer should know about the figures, in a fixed order.
 	Findings []Finding
+	// Figures are the data the HTML report draws (the in-flight curve, request
+	// timelines, interval distributions); nil when no request succeeded.
+	Figures *Figures
+
+	// color is set on a copy by WriteTextColor: render-time only, never data.
+	color bool
 }
 
 // RequestCounts counts the requests added to the builder.

@@ -51,7 +51,7 @@ func (m *MetricResult) statistic(name string) (Statistic, bool) {
 // missing statistics, the ITL accounting, the windowed throughput, SLOs, the
 // stable window explained and the findings.
 func (r *Report) writeSSEText(b *strings.Builder) {
-	b.WriteString("\n== sseaudit: what the figures above are made of (not AISBench's output; docs/metrics.md) ==\n\n")
+	r.heading(b, "\n== sseaudit: what the figures above are made of (not AISBench's output; docs/metrics.md) ==\n\n")
 	r.writeSSEMetricTable(b)
 	r.writeExtraStatsTable(b)
 	r.writeITLText(b)
@@ -134,7 +134,7 @@ func (r *Report) writeSSEMetricTable(b *strings.Builder) {
 				titles[i] += ": no requests"
 			}
 		}
-		writeGrid(b, rows, 2, cols, titles)
+		r.grid(b, rows, 2, cols, titles)
 		b.WriteString("N: requests with at least one sample; samples: values behind the statistics (intervals pooled across requests, as ITL).\n")
 		if r.hasNonAISBenchStat() {
 			b.WriteString("*: a statistic AISBench's table lacks, computed from the same raw samples with numpy's method.\n")
@@ -193,19 +193,29 @@ func (r *Report) writeExtraStatsTable(b *strings.Builder) {
 	if len(rows) == 1 {
 		return
 	}
-	b.WriteString("\nStatistics AISBench's table lacks, for its own metrics (same raw values):\n")
+	r.heading(b, "\nStatistics AISBench's table lacks, for its own metrics (same raw values):\n")
 	titles := make([]string, len(Stages))
 	for i, stage := range Stages {
 		titles[i] = stageTitles[stage]
 	}
-	writeGrid(b, rows, 2, len(extra), titles)
+	r.grid(b, rows, 2, len(extra), titles)
 }
 
 func (r *Report) writeITLText(b *strings.Builder) {
 	if !r.stageHasSSE() {
 		return
 	}
-	b.WriteString("\nITL accounting: what AISBench's ITL row is made of\n")
+	r.heading(b, "\nITL accounting: what AISBench's ITL row is made of\n")
+	r.grid(b, r.ITLAccountingTable(), 2, 1, nil)
+}
+
+// ITLAccountingTable is the ITL accounting as the text report shows it: a
+// header ("", Unit, one column a stage), then one row a figure; nil when no
+// stage has requests.
+func (r *Report) ITLAccountingTable() [][]string {
+	if !r.stageHasSSE() {
+		return nil
+	}
 	header := []string{"", "Unit"}
 	for _, stage := range Stages {
 		header = append(header, stageTitles[stage])
@@ -239,7 +249,7 @@ func (r *Report) writeITLText(b *strings.Builder) {
 		}
 		return "removed"
 	})
-	writeGrid(b, rows, 2, 1, nil)
+	return rows
 }
 
 func (r *Report) writeWindowedText(b *strings.Builder) {
@@ -257,7 +267,7 @@ func (r *Report) writeWindowedText(b *strings.Builder) {
 		unit = "event/s"
 		what = "recorded events (time points) inside the window: the trace has no event bodies, so events are counted, not tokens"
 	}
-	b.WriteString("\nOutput throughput of the native (stable) window:\n")
+	r.heading(b, "\nOutput throughput of the native (stable) window:\n")
 	fmt.Fprintf(b, "  WindowedOutputThroughput          %s %s: %s %s in %s ms, from %s\n",
 		sseNumber(UnitTokensPerSecond, wt.PerSecond), unit, strconv.FormatFloat(wt.Count, 'f', -1, 64), wt.Basis, sseNumber(UnitSeconds, wt.WindowSeconds), plural(wt.Requests, "request"))
 	fmt.Fprintf(b, "      counts %s\n", what)
@@ -276,7 +286,7 @@ func (r *Report) writeSLOText(b *strings.Builder) {
 	if !any {
 		return
 	}
-	b.WriteString("\nSLO attainment (requests meeting it / the stage's requests; a request without a value misses):\n")
+	r.heading(b, "\nSLO attainment (requests meeting it / the stage's requests; a request without a value misses):\n")
 	header := []string{"SLO", ""}
 	for _, stage := range Stages {
 		header = append(header, stageTitles[stage])
@@ -306,7 +316,7 @@ func (r *Report) writeSLOText(b *strings.Builder) {
 		}
 		rows = append(rows, row)
 	}
-	writeGrid(b, rows, 2, 1, nil)
+	r.grid(b, rows, 2, 1, nil)
 }
 
 func containsSLO(xs []SLO, s SLO) bool {
@@ -332,7 +342,7 @@ func (r *Report) writeWindowText(b *strings.Builder) {
 		return
 	}
 	off := wa.FirstStartSeconds
-	b.WriteString("\nThe stable window explained (times after the first request's start):\n")
+	r.heading(b, "\nThe stable window explained (times after the first request's start):\n")
 	fmt.Fprintf(b, "  In flight: peak %d of C = %d; %s reached C; %s%% of the run (%s s) had >= 90%% of C in flight, %s%% had C.\n",
 		wa.PeakInFlight, wa.MaxConcurrency, plural(wa.ReachesAtStart, "start"),
 		PyFloatRepr(PyRound(wa.AtOrAbove90Share*100, 1)), strconv.FormatFloat(wa.RunSeconds, 'f', 6, 64), PyFloatRepr(PyRound(wa.AtCShare*100, 1)))
@@ -362,6 +372,22 @@ func (r *Report) writeWindowText(b *strings.Builder) {
 		return
 	}
 	b.WriteString("\n  The same run under AISBench's window selectors, current and earlier (native figures as each would print them;\n  the figures below are computed alike in all three releases, only the window differs):\n")
+	r.grid(b, r.SelectorTable(), 2, 1, nil)
+	for _, s := range wa.Selectors {
+		fmt.Fprintf(b, "  %s (AISBench commit %s): %s\n", s.Name, s.Commit[:12], s.Description)
+	}
+}
+
+// SelectorTable is the native stage under each of AISBench's window selectors
+// as the text report shows it: a header ("", Unit, one column a selector),
+// then one row a figure (times after the first request's start); nil when
+// there is no window analysis.
+func (r *Report) SelectorTable() [][]string {
+	wa := r.Window
+	if wa == nil {
+		return nil
+	}
+	off := wa.FirstStartSeconds
 	header := []string{"", "Unit"}
 	for _, s := range wa.Selectors {
 		header = append(header, s.Name)
@@ -416,10 +442,7 @@ func (r *Report) writeWindowText(b *strings.Builder) {
 			return "-"
 		})
 	}
-	writeGrid(b, rows, 2, 1, nil)
-	for _, s := range wa.Selectors {
-		fmt.Fprintf(b, "  %s (AISBench commit %s): %s\n", s.Name, s.Commit[:12], s.Description)
-	}
+	return rows
 }
 
 // evidenceText renders one piece of evidence in its display unit.
@@ -439,16 +462,16 @@ const maxIDsShown = 5
 
 func (r *Report) writeFindingsText(b *strings.Builder) {
 	if len(r.Findings) == 0 {
-		b.WriteString("\nFindings: none.\n")
+		r.heading(b, "\nFindings: none.\n")
 		return
 	}
-	fmt.Fprintf(b, "\nFindings (%d):\n", len(r.Findings))
+	r.heading(b, fmt.Sprintf("\nFindings (%d):\n", len(r.Findings)))
 	for _, f := range r.Findings {
 		where := "run"
 		if f.Stage != "" {
 			where = stageTitles[f.Stage]
 		}
-		fmt.Fprintf(b, "  %-7s %s [%s; %s]\n", f.Severity, f.Code, where, f.Figure)
+		fmt.Fprintf(b, "  %s %s [%s; %s]\n", paint(r.color, severityColor(f.Severity), fmt.Sprintf("%-7s", f.Severity)), paint(r.color, ansiBold, f.Code), where, f.Figure)
 		fmt.Fprintf(b, "          %s\n", f.Message)
 		parts := make([]string, len(f.Evidence))
 		for i, e := range f.Evidence {

@@ -45,7 +45,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		b.WriteString("\n" + stageLines.String())
 	}
 	if notes := r.notes(); len(notes) > 0 {
-		b.WriteString("\nNotes:\n")
+		r.heading(&b, "\nNotes:\n")
 		for _, n := range notes {
 			b.WriteString("  - " + n + "\n")
 		}
@@ -100,7 +100,7 @@ func (r *Report) writeMetricTable(b *strings.Builder) {
 			titles[i] += ": no result (see notes)"
 		}
 	}
-	writeGrid(b, rows, 2, cols, titles)
+	r.grid(b, rows, 2, cols, titles)
 	if len(rows) == 1 {
 		b.WriteString("(no metrics: neither stage has a result)\n")
 	}
@@ -116,6 +116,13 @@ func plural(n int, noun string) string {
 
 // writeCommonTable: one row a common metric, one column a stage.
 func (r *Report) writeCommonTable(b *strings.Builder) {
+	r.grid(b, r.CommonTable(), 2, 1, nil)
+}
+
+// CommonTable is the common metrics as the text report shows them: a header
+// (Common Metric, Unit, one column a stage), then one row a metric, "-" for a
+// stage without result. Every renderer takes these cells as they are.
+func (r *Report) CommonTable() [][]string {
 	header := []string{"Common Metric", "Unit"}
 	for _, stage := range Stages {
 		header = append(header, stageTitles[stage])
@@ -164,7 +171,7 @@ func (r *Report) writeCommonTable(b *strings.Builder) {
 		}
 		rows = append(rows, row)
 	}
-	writeGrid(b, rows, 2, 1, nil)
+	return rows
 }
 
 func (r *Report) writeStageLines(b *strings.Builder) {
@@ -180,6 +187,10 @@ func (r *Report) writeStageLines(b *strings.Builder) {
 			w.StartSeconds-w.OffsetSeconds, w.EndSeconds-w.OffsetSeconds, w.DurationSeconds, w.Selected, w.Of)
 	}
 }
+
+// Notes are the report's footnotes as the text report prints them: stage
+// errors, removed rows, the failure-index quirk, statistics warnings.
+func (r *Report) Notes() []string { return r.notes() }
 
 // notes are the report's footnotes: errors, removed rows, the quirk, warnings.
 func (r *Report) notes() []string {
@@ -211,6 +222,12 @@ func (r *Report) notes() []string {
 // right-aligned in groups of `group` columns separated by " | ". With titles,
 // a line above the header centres each group's title over it.
 func writeGrid(b *strings.Builder, rows [][]string, lead, group int, titles []string) {
+	writeGridColor(b, rows, lead, group, titles, false)
+}
+
+// writeGridColor is writeGrid, with the titles and header row in bold when
+// color is set (the escapes go around padded lines, so alignment holds).
+func writeGridColor(b *strings.Builder, rows [][]string, lead, group int, titles []string, color bool) {
 	width := make([]int, len(rows[0]))
 	for _, row := range rows {
 		for i, cell := range row {
@@ -255,9 +272,9 @@ func writeGrid(b *strings.Builder, rows [][]string, lead, group int, titles []st
 			}
 			line += pad(titles[g], groupWidth(g), false)
 		}
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
+		b.WriteString(paint(color, ansiBold, strings.TrimRight(line, " ")) + "\n")
 	}
-	for _, row := range rows {
+	for ri, row := range rows {
 		var line strings.Builder
 		for i, cell := range row {
 			switch {
@@ -272,6 +289,10 @@ func writeGrid(b *strings.Builder, rows [][]string, lead, group int, titles []st
 				line.WriteString("  " + pad(cell, width[i], true))
 			}
 		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+		text := strings.TrimRight(line.String(), " ")
+		if ri == 0 {
+			text = paint(color, ansiBold, text)
+		}
+		b.WriteString(text + "\n")
 	}
 }

@@ -34,6 +34,11 @@ type classifier struct {
 	p       fastjson.Parser
 	fixed   []byte // payload with Python's NaN/Infinity literals replaced
 	numText []byte
+	// maxBytes bounds the payloads classified (0: no bound); the first
+	// payload over it is recorded in over and classified malformed, and
+	// Replay turns it into an error.
+	maxBytes int64
+	over     int64
 }
 
 // verdict is what the classifier says about one payload.
@@ -63,6 +68,12 @@ func (c *classifier) classify(payload []byte) verdict {
 	if isDone(payload) {
 		return verdict{class: ClassDone}
 	}
+	if c.maxBytes > 0 && int64(len(payload)) > c.maxBytes {
+		if c.over == 0 {
+			c.over = int64(len(payload))
+		}
+		return verdict{class: ClassMalformed}
+	}
 	v, ok := c.parse(payload)
 	if !ok {
 		return verdict{class: ClassMalformed}
@@ -77,6 +88,14 @@ func (c *classifier) classify(payload []byte) verdict {
 // parse parses payload as Python's json.loads would accept it.
 func (c *classifier) parse(payload []byte) (*fastjson.Value, bool) {
 	if !utf8.Valid(payload) {
+		return nil, false
+	}
+	// fastjson's validator recurses once a nesting level without a bound:
+	// a payload of millions of '[' overflows the goroutine stack, a crash
+	// no recover catches. Its parser refuses more than MaxDepth levels
+	// anyway, so such payloads are malformed before any recursion. It also
+	// takes raw control characters in strings, which Python refuses.
+	if pythonRejects(payload, fastjson.MaxDepth) {
 		return nil, false
 	}
 	src := payload
@@ -95,6 +114,41 @@ func (c *classifier) parse(payload []byte) (*fastjson.Value, bool) {
 		return nil, false
 	}
 	return v, true
+}
+
+// pythonRejects reports what Python's json.loads refuses and fastjson does
+// not see: more than limit brackets ('[' or '{' outside strings) open at
+// once, and a control character (below 0x20) inside a string, which
+// json.loads refuses in its default strict mode while fastjson's validator
+// lets it through. For valid JSON the bracket count is its nesting depth;
+// fastjson's parser refuses a value nested deeper than fastjson.MaxDepth,
+// and its validator recurses once a level without a bound, so such a
+// payload is malformed before any recursion.
+func pythonRejects(b []byte, limit int) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		switch ch := b[i]; {
+		case inString:
+			switch {
+			case ch < 0x20:
+				return true
+			case ch == '\\':
+				i++
+			case ch == '"':
+				inString = false
+			}
+		case ch == '"':
+			inString = true
+		case ch == '[' || ch == '{':
+			depth++
+			if depth > limit {
+				return true
+			}
+		case ch == ']' || ch == '}':
+			depth--
+		}
+	}
+	return false
 }
 
 // fixPythonLiterals replaces NaN, Infinity and -Infinity outside strings by

@@ -185,7 +185,20 @@ type Result struct {
 // Options select how Replay works.
 type Options struct {
 	Framer Framer // AISBench when empty
+	// MaxEventBytes bounds the payload of one event (what follows "data:",
+	// the data lines of an SSE event joined). A larger event ends Replay in
+	// an error wrapping trace.ErrLimit, before it is parsed: parsing costs
+	// memory in proportion to the payload, many times over. 0 means
+	// DefaultMaxEventBytes; a negative value means no limit.
+	MaxEventBytes int64
 }
+
+// DefaultMaxEventBytes is the largest event payload Replay classifies unless
+// told otherwise (trace.DefaultLimits.MaxEventBytes, --max-event-bytes).
+var DefaultMaxEventBytes = trace.DefaultLimits.MaxEventBytes
+
+// maxEventsPrealloc bounds the events Replay allocates room for up front.
+const maxEventsPrealloc = 1 << 16
 
 // Retries is AISBench's default retry count for API models: the number of
 // attempts in all.
@@ -221,6 +234,10 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("replay: request %q: unknown framer %q (want %q or %q)", req.RequestID, framer, AISBench, SSE)
 	}
 	res := &Result{RequestID: req.RequestID, Framer: framer}
+	r.cls.maxBytes, r.cls.over = opt.MaxEventBytes, 0
+	if r.cls.maxBytes == 0 {
+		r.cls.maxBytes = DefaultMaxEventBytes
+	}
 
 	if req.Chunks == nil && req.TimePointsS != nil {
 		replayTimePoints(req, res)
@@ -240,14 +257,19 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 		endNs:     endTime(req),
 	}
 	r.acct.reset(int64(len(r.body)))
-	// Events mostly end with a blank line: one allocation instead of growth.
-	res.Events = make([]Event, 0, bytes.Count(r.body, lflf)+1)
+	// Events mostly end with a blank line: one allocation instead of growth,
+	// up to a bound (a body of blank lines holds no events at all).
+	res.Events = make([]Event, 0, min(bytes.Count(r.body, lflf)+1, maxEventsPrealloc))
 	var tok tokens
 	switch framer {
 	case AISBench:
 		r.ais.run(&in, &r.cls, &r.acct, res, &tok)
 	case SSE:
 		r.sse.run(&in, &r.cls, &r.acct, res, &tok)
+	}
+	if r.cls.over > 0 {
+		return nil, fmt.Errorf("replay: request %q: an event of %d bytes, more than %d (limit --max-event-bytes): %w",
+			req.RequestID, r.cls.over, r.cls.maxBytes, trace.ErrLimit)
 	}
 	if err := r.acct.finish(); err != nil {
 		return nil, fmt.Errorf("replay: request %q (%s framer): %w", req.RequestID, framer, err)

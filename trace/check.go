@@ -3,6 +3,7 @@ package trace
 import (
 	"fmt"
 	"math"
+	"unicode/utf8"
 )
 
 // Limits bound what a reader accepts, so that a hostile file ends in an error
@@ -11,6 +12,9 @@ type Limits struct {
 	MaxChunkBytes   int64 // largest single chunk
 	MaxRequests     int64 // most requests in a file
 	MaxGroupingRows int64 // most rows held in memory to group a non-contiguous flat file
+	// MaxEventBytes is the largest event payload; the readers do not look at
+	// events: replay enforces it (replay.Options.MaxEventBytes).
+	MaxEventBytes int64
 }
 
 // DefaultLimits are the limits readers use unless told otherwise.
@@ -18,6 +22,7 @@ var DefaultLimits = Limits{
 	MaxChunkBytes:   256 << 20,
 	MaxRequests:     50_000_000,
 	MaxGroupingRows: 20_000_000,
+	MaxEventBytes:   16 << 20,
 }
 
 // Checker validates requests as a reader produces them: the per-request rules
@@ -50,6 +55,14 @@ func (c *Checker) Check(r *Request, pos Error) error {
 	}
 	if r.RequestID == "" {
 		return fail("request_id", "empty request_id: want a non-empty, unique id")
+	}
+	// A utf8 column holding other bytes would print as U+FFFD, making two
+	// ids look alike (and JSONL cannot hold it at all).
+	if !utf8.ValidString(r.RequestID) {
+		return fail("request_id", "request_id %q is not valid UTF-8: want utf8 text", r.RequestID)
+	}
+	if r.Error != nil && !utf8.ValidString(*r.Error) {
+		return fail("error", "error %q is not valid UTF-8: want utf8 text", *r.Error)
 	}
 	if first, dup := c.seen[r.RequestID]; dup {
 		return fail("request_id", "duplicate request_id (first seen at %s %d): want unique ids", posUnit(pos), first)

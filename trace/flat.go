@@ -92,7 +92,6 @@ type flatReader struct {
 	contiguous bool
 
 	// streaming state
-	pending    *FlatRow // first row of the next request, already read
 	pendingReq *groupedRequest
 	// grouping state
 	grouped []*groupedRequest

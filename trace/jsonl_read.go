@@ -97,6 +97,7 @@ type jsonlReader struct {
 	cur     Request
 	err     error
 	done    bool
+	keys    map[string]struct{} // the keys of the object being decoded
 }
 
 func openJSONL(src Source) (Reader, error) {
@@ -131,7 +132,7 @@ func (r *jsonlReader) readLine() ([]byte, error) {
 		buf = append(buf, frag...)
 		if int64(len(buf)) > limit {
 			r.line++
-			e := r.lineErr("", "line longer than %d bytes (4 × --max-chunk-bytes)", limit)
+			e := r.lineErr("", "line longer than %d bytes (limit: 4 × --max-chunk-bytes + 1 MiB)", limit)
 			e.Err = ErrLimit
 			return nil, e
 		}
@@ -166,6 +167,9 @@ func (r *jsonlReader) parseLine(line []byte) (*fastjson.Object, error) {
 		err := json.Unmarshal(line, &v)
 		return nil, r.lineErr("", "not JSON: %v", err)
 	}
+	if d := jsonDepth(line); d > fastjson.MaxDepth {
+		return nil, r.lineErr("", "JSON nested %d deep: want at most %d levels", d, fastjson.MaxDepth)
+	}
 	v, err := r.parser.ParseBytes(line)
 	if err != nil {
 		return nil, r.lineErr("", "not JSON: %v", err)
@@ -175,6 +179,31 @@ func (r *jsonlReader) parseLine(line []byte) (*fastjson.Object, error) {
 		return nil, r.lineErr("", "a JSON %s: want an object (a request, or {\"run\": {...}} on the first line)", v.Type())
 	}
 	return o, nil
+}
+
+// jsonDepth is the deepest nesting of brackets outside strings in b, valid
+// JSON.
+func jsonDepth(b []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		switch ch := b[i]; {
+		case inString:
+			switch ch {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+		case ch == '"':
+			inString = true
+		case ch == '[' || ch == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ch == ']' || ch == '}':
+			depth--
+		}
+	}
+	return deepest
 }
 
 func (r *jsonlReader) prescan() error {
@@ -244,10 +273,16 @@ func (r *jsonlReader) readRun(run *fastjson.Value) error {
 		return r.lineErr("run", "a JSON %s: want an object of run metadata", run.Type())
 	}
 	var kerr error
+	seen := map[string]bool{}
 	o.Visit(func(key []byte, v *fastjson.Value) {
 		if kerr != nil {
 			return
 		}
+		if seen[string(key)] {
+			kerr = r.lineErr("run", "the key %q appears twice: want each key once", key)
+			return
+		}
+		seen[string(key)] = true
 		var val string
 		switch v.Type() {
 		case fastjson.TypeString:
@@ -327,11 +362,22 @@ func (r *jsonlReader) decode(o *fastjson.Object, req *Request) error {
 		req.Extra[i].Null = true
 	}
 	var err error
+	if r.keys == nil {
+		r.keys = make(map[string]struct{})
+	}
+	clear(r.keys)
 	o.Visit(func(key []byte, v *fastjson.Value) {
 		if err != nil {
 			return
 		}
 		k := string(key)
+		// A key given twice would have one of its values dropped without a
+		// word: the line is refused instead.
+		if _, dup := r.keys[k]; dup {
+			err = r.lineErr(k, "the key %q appears twice: want each key once", k)
+			return
+		}
+		r.keys[k] = struct{}{}
 		if v.Type() == fastjson.TypeNull {
 			if k == ColRequestID || k == ColT0Ns {
 				err = r.lineErr(k, "null: want a value")
@@ -469,18 +515,30 @@ func (r *jsonlReader) chunks(v *fastjson.Value) ([]Chunk, error) {
 		default:
 			return nil, r.lineErr(ColChunks, "chunk %d has neither data nor data_b64: want the body bytes", i)
 		}
-		var unknown string
+		var unknown, twice string
+		var nT, nData, nB64 int
 		o.Visit(func(key []byte, _ *fastjson.Value) {
 			switch string(key) {
-			case "t_ns", "data", "data_b64":
+			case "t_ns":
+				nT++
+			case "data":
+				nData++
+			case "data_b64":
+				nB64++
 			default:
 				if unknown == "" {
 					unknown = string(key)
 				}
 			}
+			if twice == "" && (nT > 1 || nData > 1 || nB64 > 1) {
+				twice = string(key)
+			}
 		})
 		if unknown != "" {
 			return nil, r.lineErr(ColChunks, "chunk %d has the key %q: want only t_ns and data or data_b64", i, unknown)
+		}
+		if twice != "" {
+			return nil, r.lineErr(ColChunks, "chunk %d has the key %q twice: want each key once", i, twice)
 		}
 	}
 	return out, nil

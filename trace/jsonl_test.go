@@ -237,6 +237,18 @@ func FuzzJSONL(f *testing.F) {
 	f.Add([]byte(canonicalJSONL))
 	f.Add([]byte("{\"request_id\": \"a\", \"t0_ns\": 1, \"chunks\": [{\"t_ns\": 5, \"data_b64\": \"eA==\"}]}\n"))
 	f.Add([]byte("{\"run\": {\"extra_kind.x\": \"int64\"}}\n{\"request_id\": \"a\", \"t0_ns\": 1, \"x\": 3}\n"))
+	// The hostile corpus's JSONL files are seeds too.
+	hostile, _ := filepath.Glob(filepath.Join("..", "testdata", "hostile", "*.jsonl"))
+	if len(hostile) == 0 {
+		f.Fatal("no JSONL files in testdata/hostile")
+	}
+	for _, name := range hostile {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		info, reqs, err := readAllBytes(t, "f.jsonl", "", data)
 		if err != nil {

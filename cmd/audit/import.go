@@ -13,9 +13,10 @@ import (
 type importer struct {
 	name  string // the --from value
 	usage string // one line for --help: what it reads and what it loses
-	// flags are the importer's own flags; names must not collide with
-	// another importer's (prefix them when in doubt).
-	flags []cli.Flag
+	// flags makes the importer's own flags (fresh for every app, since a
+	// flag keeps what it parsed); names must not collide with another
+	// importer's: prefix them with the importer's name.
+	flags func() []cli.Flag
 	// run reads src and writes the trace to out (through trace.Create, so a
 	// failure leaves nothing half-written).
 	run func(ctx context.Context, e env, cmd *cli.Command, src, out string) error
@@ -44,7 +45,9 @@ func importCommand(e env) *cli.Command {
 	var lines []string
 	for _, n := range importerNames() {
 		im := importers[n]
-		flags = append(flags, im.flags...)
+		if im.flags != nil {
+			flags = append(flags, im.flags()...)
+		}
 		lines = append(lines, "  "+n+"\t"+im.usage)
 	}
 	return &cli.Command{
@@ -59,6 +62,7 @@ Importers (--from):
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Usage: "the tool that wrote SRC: " + strings.Join(importerNames(), ", ")},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the trace to write (required)"},
+			&cli.IntFlag{Name: "max-concurrency", Usage: "the configured max concurrency C (overrides what the files say)"},
 		}, flags...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			src, err := oneArg(cmd, "SRC")
@@ -76,4 +80,16 @@ Importers (--from):
 			return im.run(ctx, e, cmd, src, out)
 		}),
 	}
+}
+
+// importMaxConcurrency is --max-concurrency: 0 when not given.
+func importMaxConcurrency(cmd *cli.Command) (int, error) {
+	if !cmd.IsSet("max-concurrency") {
+		return 0, nil
+	}
+	c := cmd.Int("max-concurrency")
+	if c < 1 {
+		return 0, usagef("import: --max-concurrency %d: want a positive integer", c)
+	}
+	return c, nil
 }

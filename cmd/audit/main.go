@@ -47,11 +47,10 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-// actionError marks errors raised by a command's action (exit 1 unless it
-// carries another code), as against flag parsing errors from cli (exit 2).
+// actionError marks errors raised by a command's action (exit 1), as
+// against flag parsing errors from cli (exit 2).
 type actionError struct {
-	err  error
-	code int
+	err error
 }
 
 func (e *actionError) Error() string { return e.err.Error() }
@@ -136,11 +135,17 @@ Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check)
 		},
 		Commands: []*cli.Command{
 			reportCommand(e),
+			itlCommand(e),
 			replayCommand(e),
 			eventsCommand(e),
 			inspectCommand(e),
 			convertCommand(e),
 			importCommand(e),
+			checkCommand(e),
+			genCommand(e),
+			serveCommand(e),
+			captureCommand(e),
+			whatifCommand(e),
 		},
 	}
 	for _, c := range app.Commands {

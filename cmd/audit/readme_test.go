@@ -36,7 +36,7 @@ func TestREADMEExamples(t *testing.T) {
 	tmp := t.TempDir()
 	for _, l := range lines {
 		l = strings.ReplaceAll(l, "/tmp/", tmp+"/")
-		args := strings.Fields(l)
+		args := shellFields(l)
 		t.Run(strings.Join(args, "_"), func(t *testing.T) {
 			_, stderr, code := runCLI(t, "", args...)
 			if code != 0 {
@@ -44,4 +44,36 @@ func TestREADMEExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shellFields splits a command line as a shell would for the simple cases
+// examples use: blanks separate, single and double quotes group.
+func shellFields(s string) []string {
+	var out []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
 }

@@ -9,10 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v3"
 
 	"github.com/sseaudit/sseaudit/audit"
+	"github.com/sseaudit/sseaudit/audit/htmlreport"
+	"github.com/sseaudit/sseaudit/audit/whatif"
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
 )
@@ -25,6 +29,38 @@ func reportCommand(e env) *cli.Command {
 		Description: `Replays every request as AISBench's client would have (--framer aisbench), then
 computes AISBench's two stages exactly as its Default and Stable calculators do:
 the same statistics, rounding, N, stage durations and stable window.
+
+Beside AISBench's table, under its own heading, sseaudit shows what the figures are
+made of (docs/metrics.md defines each): its metrics ContentUpdateInterval,
+TextUpdateInterval, TTFContent, TTFText and TokensPerEvent with their own N and
+samples; any statistic from the raw samples (--stats P99.9, marked * where
+AISBench's table lacks it); the ITL accounting (see audit itl); the
+WindowedOutputThroughput of the stable window beside AISBench's Output Token
+Throughput; SLO attainment per stage (--slo 'TPOT<20ms' --slo 'TTFT<2s': the
+requests meeting it, the denominator, the fraction); the stable window explained (in-flight
+counts at its defining events, and the windows AISBench's earlier selectors would
+have picked); and findings, each with a code, severity, the figure concerned and
+its evidence. Each request is also replayed with the sse framer, to tell where a
+spec-compliant client reads bytes AISBench's client fails or loses.
+
+--format json puts every metric, AISBench's and sseaudit's, at
+metrics.<Name>.<stage> (times in ms, unrounded, with N and samples), the rest
+under "sseaudit" and "findings" (schemas/report/v1.schema.json). --format csv
+writes every metric of both stages, one row a metric and stage. --format
+markdown writes the tables as GitHub markdown, for a pull request comment.
+
+--format html writes one self-contained page (no script, no network: styles
+inline, charts as inline SVG; docs/report.md explains how to read it):
+AISBench's table beside sseaudit's figures, the in-flight concurrency curve with
+C and the stable window, per-request timelines (every request up to 24, else a
+fixed-rule sample), the ITL and ContentUpdateInterval distributions, the
+what-if deltas of the default policies (content, text, no-usage-tail, no-role;
+as audit whatif computes them) and the findings, each linked to its figure.
+
+-o FILE writes the output to FILE (atomically) instead of stdout. Text goes in
+colour only to a terminal, and never when NO_COLOR is set (--color always or
+never overrides). On a terminal, a run longer than a second shows its
+progress on stderr.
 
 With --aisbench-out DIR it writes DIR/total.csv, DIR/total.json, DIR/stable.csv and
 DIR/stable.json: byte for byte what AISBench writes as <ds>.csv and <ds>.json for
@@ -41,64 +77,192 @@ Arguments:
 Examples:
   audit report testdata/traces/basic.parquet
   audit report --format json testdata/traces/basic.jsonl
-  audit report --aisbench-out /tmp/aisbench testdata/traces/basic.arrow`,
+  audit report --aisbench-out /tmp/aisbench testdata/traces/basic.arrow
+  audit report --stats Average,P50,P99,P99.9 --min-window 1s testdata/traces/basic.jsonl
+  audit report --format csv testdata/traces/basic.jsonl
+  audit report --format html -o report.html testdata/traces/basic.jsonl
+  audit report --format markdown testdata/traces/basic.jsonl`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text, json, csv (every metric of both stages, AISBench's and sseaudit's), markdown, or html (one self-contained page with charts)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the output to this file instead of stdout"},
+			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the text output: auto (a terminal, NO_COLOR unset), always or never"},
 			&cli.StringFlag{Name: "aisbench-out", Usage: "write AISBench's result files for both stages into this folder"},
 			&cli.IntFlag{Name: "max-concurrency", Usage: "the configured max concurrency C (overrides the trace's metadata)"},
-			&cli.StringFlag{Name: "stats", Usage: "AISBench's statistics columns, comma-separated (default Average,Min,Max,Median,P75,P90,P99)"},
+			&cli.StringFlag{Name: "stats", Usage: "statistics, comma-separated (default Average,Min,Max,Median,P75,P90,P99): AISBench's table keeps those AISBench accepts; sseaudit's section computes any, P99.9 too, marked * when AISBench's table lacks it"},
+			&cli.StringSliceFlag{Name: "slo", Usage: "an objective whose attainment each stage reports, e.g. 'TPOT<20ms', 'TTFT<=2s', 'OutputTokenThroughput>=30' (repeatable)"},
+			&cli.DurationFlag{Name: "min-window", Value: time.Duration(audit.DefaultThresholds.MinWindowSeconds * float64(time.Second)), Usage: "report a stable window shorter than this"},
+			&cli.IntFlag{Name: "min-window-requests", Value: audit.DefaultThresholds.MinWindowRequests, Usage: "report a stable window with fewer requests than this"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
 		}, limitFlags()...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
-			path, err := oneArg(cmd, "TRACE")
-			if err != nil {
-				return err
-			}
 			out := cmd.String("format")
-			if out != "text" && out != "json" {
-				return usagef("report: --format %q: want text or json", out)
+			switch out {
+			case "text", "json", "csv", "markdown", "html":
+			default:
+				return usagef("report: --format %q: want text, json, csv, markdown or html", out)
 			}
-			framer, err := framerFrom(cmd)
-			if err != nil {
-				return err
+			color := cmd.String("color")
+			if color != "auto" && color != "always" && color != "never" {
+				return usagef("report: --color %q: want auto, always or never", color)
 			}
-			var stats []string
+			cfg := audit.Config{}
 			if s := cmd.String("stats"); s != "" {
-				stats = strings.Split(s, ",")
+				cfg.Stats = splitComma(s)
 			}
-			r, err := openTrace(e, cmd, path, "in-format")
+			for _, text := range cmd.StringSlice("slo") {
+				slo, err := audit.ParseSLO(text)
+				if err != nil {
+					return usagef("report: --slo: %v", strings.TrimPrefix(err.Error(), "audit: "))
+				}
+				cfg.SLOs = append(cfg.SLOs, slo)
+			}
+			if d := cmd.Duration("min-window"); d <= 0 {
+				return usagef("report: --min-window %v: want a positive duration", d)
+			} else {
+				cfg.Thresholds.MinWindowSeconds = d.Seconds()
+			}
+			if n := cmd.Int("min-window-requests"); n < 1 {
+				return usagef("report: --min-window-requests %d: want a positive integer", n)
+			} else {
+				cfg.Thresholds.MinWindowRequests = n
+			}
+			opts := buildOptions{progress: newProgress(e.stderr)}
+			var wb *whatif.Builder
+			if out == "html" {
+				// The what-if of the default policies, from the same records.
+				var policies []whatif.Policy
+				for _, name := range whatif.DefaultPolicies {
+					p, err := whatif.ParsePolicy(name)
+					if err != nil {
+						return err
+					}
+					policies = append(policies, p)
+				}
+				opts.add = func(rec audit.RequestRecord) {
+					if wb != nil {
+						wb.Add(rec)
+					}
+				}
+				opts.beforeReplay = func(c int) error {
+					var err error
+					wb, err = whatif.NewBuilder(whatif.Config{MaxConcurrency: c, Stats: cfg.Stats, Policies: policies})
+					return err
+				}
+			}
+			rep, err := buildReportWith(e, cmd, cfg, true, opts)
 			if err != nil {
+				opts.progress.done()
 				return err
 			}
-			defer r.Close()
-			c, err := maxConcurrency(cmd, r.Info())
-			if err != nil {
-				return err
+			var wres *whatif.Result
+			var wnote string
+			if wb != nil {
+				opts.progress.phase("what-if")
+				if wres, err = wb.Finalize(); err != nil {
+					wnote = "not available: " + strings.TrimPrefix(err.Error(), "whatif: ")
+				}
 			}
-			b := audit.NewBuilder(audit.Config{MaxConcurrency: c, Stats: stats})
-			err = replayEach(r, framer, func(_ *trace.Request, res *replay.Result) error {
-				b.Add(audit.RecordFromReplay(res))
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			rep, err := b.Finalize()
-			if err != nil {
-				return err
-			}
+			opts.progress.done()
 			if dir := cmd.String("aisbench-out"); dir != "" {
 				if err := writeAISBenchFiles(e, rep, dir); err != nil {
 					return err
 				}
 			}
-			if out == "json" {
-				return rep.WriteJSON(e.stdout)
+			render := func(w io.Writer) error {
+				switch out {
+				case "json":
+					return rep.WriteJSON(w)
+				case "csv":
+					return rep.WriteCSV(w)
+				case "markdown":
+					return rep.WriteMarkdown(w)
+				case "html":
+					return htmlreport.Write(w, rep, htmlreport.Options{Title: filepath.Base(cmd.Args().First()), WhatIf: wres, WhatIfNote: wnote})
+				}
+				if color == "always" || (color == "auto" && cmd.String("output") == "" && wantColor(e.stdout)) {
+					return rep.WriteTextColor(w)
+				}
+				return rep.WriteText(w)
 			}
-			return rep.WriteText(e.stdout)
+			if path := cmd.String("output"); path != "" {
+				return writeFileAtomic(path, render)
+			}
+			return render(e.stdout)
 		}),
 	}
+}
+
+// buildReport replays every request of the command's TRACE with the chosen
+// framer (what AISBench's client recorded) and, for the aisbench framer, with
+// the sse framer too (what a spec-compliant client sees in the same bytes),
+// then finalizes the report. cfg.MaxConcurrency comes from the flags or the
+// trace; without needC an unknown C leaves the stable stage without numbers
+// instead of failing.
+func buildReport(e env, cmd *cli.Command, cfg audit.Config, needC bool) (*audit.Report, error) {
+	return buildReportWith(e, cmd, cfg, needC, buildOptions{})
+}
+
+// buildOptions are buildReport's extras: a progress display, and a second
+// consumer of every record (the what-if of the HTML report), set up once C
+// is known.
+type buildOptions struct {
+	progress     *progress
+	beforeReplay func(maxConcurrency int) error
+	add          func(audit.RequestRecord)
+}
+
+func buildReportWith(e env, cmd *cli.Command, cfg audit.Config, needC bool, opts buildOptions) (*audit.Report, error) {
+	path, err := oneArg(cmd, "TRACE")
+	if err != nil {
+		return nil, err
+	}
+	framer, err := framerFrom(cmd)
+	if err != nil {
+		return nil, err
+	}
+	r, err := openTrace(e, cmd, path, "in-format")
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	c, err := maxConcurrency(cmd, r.Info())
+	var ue *usageError
+	if err != nil && (needC || cmd.IsSet("max-concurrency") || !errors.As(err, &ue)) {
+		return nil, err
+	}
+	cfg.MaxConcurrency = c
+	if opts.beforeReplay != nil {
+		if err := opts.beforeReplay(c); err != nil {
+			return nil, err
+		}
+	}
+	b := audit.NewBuilder(cfg)
+	var spec replay.Replayer
+	add := func(rec audit.RequestRecord) {
+		b.Add(rec)
+		if opts.add != nil {
+			opts.add(rec)
+		}
+		opts.progress.tick()
+	}
+	err = replayEach(r, framer, func(req *trace.Request, res *replay.Result) error {
+		if framer == replay.SSE {
+			add(audit.RecordFromReplay(res))
+			return nil
+		}
+		sres, err := spec.Replay(req, replay.Options{Framer: replay.SSE})
+		if err != nil {
+			return fmt.Errorf("%s: request %q: %w", path, req.RequestID, err)
+		}
+		add(audit.RecordFromReplays(req, res, sres))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	opts.progress.phase("finalizing")
+	return b.Finalize()
 }
 
 // maxConcurrency is --max-concurrency, else the trace's metadata. The stable
@@ -190,4 +354,110 @@ func writeFileAtomic(path string, render func(io.Writer) error) error {
 		return err
 	}
 	return nil
+}
+
+// splitComma splits a comma-separated flag value.
+func splitComma(s string) []string { return strings.Split(s, ",") }
+
+// wantColor: colour on a terminal only, and never with NO_COLOR set to
+// anything but the empty string (no-color.org).
+func wantColor(w io.Writer) bool {
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	return isTerminal(w)
+}
+
+// isTerminal reports whether w is a terminal (not merely a character device
+// such as /dev/null).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// progress shows, on a terminal's stderr, how far a long run has come: after
+// progressDelay, at most every progressEvery, a bar that sweeps (the trace's
+// request count is not known ahead), the requests replayed, their rate and
+// the phase. It draws nothing elsewhere, and clears its line when done. A nil
+// *progress does nothing.
+type progress struct {
+	w        io.Writer
+	now      func() time.Time
+	start    time.Time
+	last     time.Time
+	n        int
+	phaseMsg string
+	drawn    bool
+}
+
+const (
+	progressDelay = time.Second
+	progressEvery = 100 * time.Millisecond
+	progressWidth = 20
+)
+
+// newProgress returns a progress display for stderr, nil when it is not a
+// terminal.
+func newProgress(stderr io.Writer) *progress {
+	if !isTerminal(stderr) {
+		return nil
+	}
+	return newProgressTo(stderr, time.Now)
+}
+
+func newProgressTo(w io.Writer, now func() time.Time) *progress {
+	t := now()
+	return &progress{w: w, now: now, start: t, phaseMsg: "replaying"}
+}
+
+// tick counts one request.
+func (p *progress) tick() {
+	if p == nil {
+		return
+	}
+	p.n++
+	if p.n%64 == 0 || p.n < 64 {
+		p.maybeDraw(false)
+	}
+}
+
+// phase names what the run does now, and draws it when the run is long.
+func (p *progress) phase(msg string) {
+	if p == nil {
+		return
+	}
+	p.phaseMsg = msg
+	p.maybeDraw(true)
+}
+
+func (p *progress) maybeDraw(force bool) {
+	t := p.now()
+	elapsed := t.Sub(p.start)
+	if elapsed < progressDelay || (!force && t.Sub(p.last) < progressEvery) {
+		return
+	}
+	p.last = t
+	pos := int(elapsed/(progressEvery)) % (2 * (progressWidth - 3))
+	if pos >= progressWidth-3 {
+		pos = 2*(progressWidth-3) - pos
+	}
+	bar := strings.Repeat(" ", pos) + "===" + strings.Repeat(" ", progressWidth-3-pos)
+	rate := ""
+	if p.phaseMsg == "replaying" {
+		rate = fmt.Sprintf(", %.0f req/s", float64(p.n)/elapsed.Seconds())
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K[%s] %s: %d requests%s, %.1f s", bar, p.phaseMsg, p.n, rate, elapsed.Seconds())
+	p.drawn = true
+}
+
+// done clears the progress line.
+func (p *progress) done() {
+	if p == nil || !p.drawn {
+		return
+	}
+	fmt.Fprint(p.w, "\r\x1b[K")
+	p.drawn = false
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // bundledTraces are the bundled traces: one run in every format and layout.
@@ -133,5 +134,93 @@ func TestAISBenchOutStageError(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "total.csv")); err != nil {
 		t.Errorf("total.csv: %v", err)
+	}
+}
+
+// -o writes the output to a file, stdout stays empty; every format lands
+// there.
+func TestReportOutputFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, format := range []string{"text", "json", "csv", "markdown", "html"} {
+		path := filepath.Join(dir, "report."+format)
+		stdout, stderr, code := runCLI(t, "", "report", "--format", format, "-o", path, "testdata/traces/basic.jsonl")
+		if code != 0 || stdout != "" || stderr != "" {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q", format, code, stdout, stderr)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, _ := runCLI(t, "", "report", "--format", format, "testdata/traces/basic.jsonl")
+		if string(got) != want {
+			t.Errorf("%s: the file differs from stdout's output", format)
+		}
+	}
+}
+
+// Colour: never into a pipe or a file (auto), always with --color always,
+// and NO_COLOR is honoured.
+func TestReportColor(t *testing.T) {
+	plain, _, _ := runCLI(t, "", "report", "testdata/traces/basic.jsonl")
+	if strings.Contains(plain, "\x1b[") {
+		t.Error("colour written to a buffer")
+	}
+	color, _, code := runCLI(t, "", "report", "--color", "always", "testdata/traces/basic.jsonl")
+	if code != 0 || !strings.Contains(color, "\x1b[1;33mwarning") {
+		t.Errorf("--color always: exit %d, no coloured warning", code)
+	}
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devNull.Close()
+	if isTerminal(devNull) {
+		t.Errorf("%s taken for a terminal", os.DevNull)
+	}
+	t.Setenv("NO_COLOR", "1")
+	if wantColor(os.Stdout) {
+		t.Error("NO_COLOR set, colour still wanted")
+	}
+}
+
+// The progress display: nothing for a short run, a line after a second,
+// cleared at the end; nothing at all when stderr is not a terminal.
+func TestProgress(t *testing.T) {
+	if p := newProgress(&bytes.Buffer{}); p != nil {
+		t.Error("a progress display for a buffer")
+	}
+	var nilp *progress
+	nilp.tick()
+	nilp.phase("x")
+	nilp.done()
+
+	now := time.Unix(0, 0)
+	var buf bytes.Buffer
+	p := newProgressTo(&buf, func() time.Time { return now })
+	for range 10 {
+		now = now.Add(50 * time.Millisecond)
+		p.tick()
+	}
+	if buf.Len() != 0 {
+		t.Fatalf("drawn within the first second: %q", buf.String())
+	}
+	now = now.Add(700 * time.Millisecond)
+	p.tick()
+	if !strings.Contains(buf.String(), "replaying: 11 requests") {
+		t.Fatalf("after 1.2 s: %q", buf.String())
+	}
+	n := buf.Len()
+	now = now.Add(10 * time.Millisecond)
+	p.tick()
+	if buf.Len() != n {
+		t.Error("redrawn within 100 ms")
+	}
+	p.phase("finalizing")
+	if !strings.Contains(buf.String(), "finalizing: 12 requests") {
+		t.Errorf("phase not drawn: %q", buf.String())
+	}
+	p.done()
+	if !strings.HasSuffix(buf.String(), "\r\x1b[K") {
+		t.Errorf("not cleared: %q", buf.String())
 	}
 }

@@ -70,14 +70,31 @@ func fuzzRead(t *testing.T, fm format, file *os.File, data []byte) {
 	}
 }
 
+// hostileSeeds adds the hostile corpus's files with the extension ext.
+func hostileSeeds(f *testing.F, ext string) {
+	names, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "hostile", "*"+ext))
+	if len(names) == 0 {
+		f.Fatalf("no %s files in testdata/hostile", ext)
+	}
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+}
+
 func FuzzOpenFile(f *testing.F) {
 	fuzzSeeds(f, formats[0])
+	hostileSeeds(f, ".arrow")
 	file := fuzzFile(f)
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, formats[0], file, data) })
 }
 
 func FuzzOpenStream(f *testing.F) {
 	fuzzSeeds(f, formats[1])
+	hostileSeeds(f, ".arrows")
 	file := fuzzFile(f)
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, formats[1], file, data) })
 }

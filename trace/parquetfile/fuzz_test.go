@@ -28,6 +28,18 @@ func FuzzOpen(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	// The hostile corpus's Parquet files are seeds too.
+	hostile, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "hostile", "*.parquet"))
+	if len(hostile) == 0 {
+		f.Fatal("no Parquet files in testdata/hostile")
+	}
+	for _, name := range hostile {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Add([]byte("PAR1\x00\x00\x00\x00PAR1"))
 	f.Add([]byte{})
 	strict := os.Getenv("SSEAUDIT_FUZZ_STRICT") != ""

@@ -84,6 +84,9 @@ func checkFooter(r io.ReaderAt, size int64) (int64, error) {
 // data area and that every page header in it claims sizes and value counts
 // that the chunk can hold, before the library allocates for them.
 func (g *guard) checkRowGroup(dataEnd int64, rg *format.RowGroup) error {
+	// The buffers are as large as the largest page: do not keep them while
+	// the library reads the row group.
+	defer func() { g.body, g.scratch = nil, nil }()
 	for i := range rg.Columns {
 		cc := &rg.Columns[i]
 		if cc.FilePath != "" {
@@ -168,7 +171,7 @@ func (g *guard) checkPages(start, end int64, codec format.CompressionCodec) erro
 		}
 		maxUncompressed := max(int64(h.CompressedPageSize)*maxCompressionRatio, maxChunkBytes) + compressionSlack
 		if h.UncompressedPageSize < 0 || int64(h.UncompressedPageSize) > maxUncompressed {
-			return fmt.Errorf("page at byte %d claims %d uncompressed bytes from %d compressed: want at most %d", pos, h.UncompressedPageSize, h.CompressedPageSize, maxUncompressed)
+			return fmt.Errorf("page at byte %d claims %d uncompressed bytes from %d compressed: want at most %d (limit: %d × the compressed size or --max-chunk-bytes, plus 1 MiB)", pos, h.UncompressedPageSize, h.CompressedPageSize, maxUncompressed, maxCompressionRatio)
 		}
 		valuesCap := max(int64(minValuesCap), 8*int64(h.UncompressedPageSize))
 		var numValues int64

@@ -170,15 +170,28 @@ func cellErr(column, format string, args ...any) *cellError {
 type decoder struct {
 	s     *fileSchema
 	times []int64
-	datas []int // end offset of each chunk's data in arena
-	arena []byte
+	datas []int // end offset of each chunk's data in the request's arena
 }
 
 // decode fills req (and, in the flat layout, the chunk columns of fr) from
 // one row. Every byte slice and string is copied out of the row.
 func (d *decoder) decode(row parquet.Row, req *trace.Request, fr *trace.FlatRow) *cellError {
 	s := d.s
-	d.times, d.datas, d.arena = d.times[:0], d.datas[:0], d.arena[:0]
+	d.times, d.datas = d.times[:0], d.datas[:0]
+	// The request's bytes go straight into one allocation of their size: a
+	// scratch buffer copied out afterwards would hold a second copy of the
+	// largest request for as long as the reader lives.
+	var arena []byte
+	if s.layout == trace.Nested {
+		n := 0
+		for _, v := range row {
+			if col := v.Column(); col >= 0 && col < len(s.leaves) && s.leaves[col].role == roleChunkData &&
+				v.DefinitionLevel() == s.leaves[col].maxDef && !v.IsNull() {
+				n += len(v.ByteArray())
+			}
+		}
+		arena = make([]byte, 0, n)
+	}
 	chunksNull, chunksEmpty := false, false
 	var tps []float64 // nil unless the row has a non-null list
 	flatT, flatData := false, false
@@ -250,8 +263,8 @@ func (d *decoder) decode(row parquet.Row, req *trace.Request, fr *trace.FlatRow)
 			case l.role == roleChunkT:
 				d.times = append(d.times, v.Int64())
 			default:
-				d.arena = append(d.arena, v.ByteArray()...)
-				d.datas = append(d.datas, len(d.arena))
+				arena = append(arena, v.ByteArray()...)
+				d.datas = append(d.datas, len(arena))
 			}
 		case roleTimePoint:
 			switch {
@@ -304,8 +317,9 @@ func (d *decoder) decode(row parquet.Row, req *trace.Request, fr *trace.FlatRow)
 	case chunksEmpty && len(d.times) == 0:
 		req.Chunks = []trace.Chunk{}
 	default:
-		arena := make([]byte, len(d.arena)) // one allocation for all the request's bytes, never nil
-		copy(arena, d.arena)
+		if arena == nil {
+			arena = []byte{} // chunk data is never nil
+		}
 		req.Chunks = make([]trace.Chunk, len(d.times))
 		start := 0
 		for i, t := range d.times {

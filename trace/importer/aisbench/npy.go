@@ -5,9 +5,21 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"codeberg.org/sbinet/npyio"
 )
+
+var shapeRe = regexp.MustCompile(`^'shape': \(\s*(\d{1,12})\s*,\s*\)`)
+
+func shapeText(b []byte) string {
+	if i := bytes.IndexByte(b, ')'); i >= 0 {
+		return string(b[:i+1])
+	}
+	return string(b)
+}
 
 // maxHeader bounds an .npy header: np.save writes a few dozen bytes.
 const maxHeader = 1 << 16
@@ -51,6 +63,15 @@ func decodeTimePoints(blob []byte) (tp []float64, err error) {
 	if d < 0 || o < 0 || s < 0 || !(d+11 <= o && o+19 <= s && s+13 <= e) {
 		return nil, errors.New(".npy header lacks 'descr', 'fortran_order' and 'shape' in np.save's order")
 	}
+	// The shape, read here too: npyio's reader cuts it by position.
+	m := shapeRe.FindSubmatch(hdr[s:])
+	if m == nil {
+		return nil, fmt.Errorf(".npy shape %q: want a 1-D array", shapeText(hdr[s:]))
+	}
+	want, err := strconv.Atoi(string(m[1]))
+	if err != nil {
+		return nil, fmt.Errorf(".npy shape %q: %v", m[0], err)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			tp, err = nil, fmt.Errorf("malformed .npy header: %v", p)
@@ -61,13 +82,16 @@ func decodeTimePoints(blob []byte) (tp []float64, err error) {
 		return nil, fmt.Errorf("malformed .npy header: %w", err)
 	}
 	h := r.Header.Descr
-	if h.Type != "<f8" && h.Type != ">f8" {
+	if dt := strings.Trim(h.Type, "'\""); dt != "<f8" && dt != ">f8" {
 		return nil, fmt.Errorf(".npy dtype %q: want float64 ('<f8')", h.Type)
 	}
 	if len(h.Shape) != 1 {
 		return nil, fmt.Errorf(".npy shape %v: want a 1-D array", h.Shape)
 	}
 	n := h.Shape[0]
+	if n != want {
+		return nil, fmt.Errorf(".npy shape %q read as %d values", m[0], n)
+	}
 	if data := len(blob) - start - hdrLen; n < 0 || data != 8*n {
 		return nil, fmt.Errorf(".npy array of %d float64 values needs %d data bytes, the blob has %d", n, 8*n, data)
 	}

@@ -1,0 +1,433 @@
+package audit
+
+import (
+	"hash/fnv"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+)
+
+// Figures are the data behind the HTML report's charts, computed at Finalize
+// so that a renderer only scales and draws them. Times are seconds after
+// OriginSeconds (the earliest successful start).
+type Figures struct {
+	OriginSeconds float64
+	// RunSeconds is the first successful start to the last successful end.
+	RunSeconds float64
+	InFlight   *InFlightCurve
+	Timelines  *TimelineSample
+	// Distributions holds, per stage with intervals, ITL's and
+	// ContentUpdateInterval's histograms on shared logarithmic bins.
+	Distributions []*DistributionPair
+}
+
+// InFlightCurve is the in-flight count of successful requests over the run,
+// walked exactly as AISBench's stable calculator walks starts and ends.
+type InFlightCurve struct {
+	MaxConcurrency int // C; 0 = unknown
+	// Points in time order: from Points[i].Seconds until the next point, the
+	// count is Points[i].InFlight; Min and Max bound the counts passed through
+	// at that instant (several events at one time) or, when Bucketed, inside
+	// the bucket [Seconds, next Seconds).
+	Points   []InFlightPoint
+	Bucketed bool
+	Events   int // starts and ends walked
+	// Window marks: the warm-up reach of C, the window start (2nd reach) and
+	// end (last event leaving C in flight); nil when absent.
+	FirstReach, WindowStart, WindowEnd *FigureMark
+	// Stable window bounds, when AISBench found one.
+	HasWindow              bool
+	WindowFrom, WindowTo   float64
+	PeakInFlight           int
+	AtCShare, At90Share    float64
+	ReachesAtStart         int
+	SelectedInWindow, OfIn int
+}
+
+// InFlightPoint is one step of the in-flight curve.
+type InFlightPoint struct {
+	Seconds       float64
+	InFlight      int
+	Min, Max      int
+	StartsAtPoint int // request starts at this instant (or in this bucket)
+}
+
+// FigureMark is an event a figure marks.
+type FigureMark struct {
+	Label    string
+	Seconds  float64
+	ID       string
+	Start    bool // a request start (else an end)
+	InFlight int
+}
+
+// maxCurvePoints bounds the in-flight curve; longer runs are bucketed.
+const maxCurvePoints = 2000
+
+// TimelineSample is the requests drawn one strip each.
+type TimelineSample struct {
+	Of   int    // successful requests in the run
+	Rule string // how the sample was chosen, in words
+	// Requests in trace order.
+	Requests []RequestTimeline
+}
+
+// RequestTimeline is one request's recorded events on the run's time axis.
+type RequestTimeline struct {
+	Index  int // trace index
+	ID     string
+	Why    []string // "all", "slowest", "fastest", "sampled", or a finding code
+	Stable bool     // selected by AISBench's stable stage
+	// T0 and Tm are the first and last time points (AISBench's start and end).
+	T0, Tm float64
+	Events []TimelineEvent // one per time point after t0
+	// TmClass is the class of the event that set tm ("" without events).
+	TmClass string
+	// HasEvents is false for traces of time points only: Events then carry
+	// no class.
+	HasEvents                     bool
+	E2ESeconds, TTFTSeconds       float64
+	TPOTSeconds                   float64 // NaN when output tokens are unknown
+	OutputTokens                  int64   // -1 when unknown
+	ITLMeanSeconds                float64 // NaN without intervals
+	ContentIntervalMeanSeconds    float64 // NaN without two content events
+	Intervals, ContentIntervals   int
+	FirstContentSeconds           float64 // NaN without content
+	LastTextSeconds               float64 // NaN without text: the last text event
+	EventsAfterLastText, ZeroGaps int
+}
+
+// TimelineEvent is one recorded event.
+type TimelineEvent struct {
+	Seconds float64
+	Class   string // replay.Class.String(); "" when the trace has no event bodies
+}
+
+// Sample sizes of the timelines.
+const (
+	timelineAllUpTo   = 24
+	timelineSlowest   = 5
+	timelineFastest   = 5
+	timelineRandom    = 8
+	timelineMaxEvents = 4000 // events drawn per request at most
+)
+
+// DistributionPair is ITL and ContentUpdateInterval of one stage on the same
+// logarithmic bins.
+type DistributionPair struct {
+	Stage Stage
+	// Edges are the bin edges in seconds, ten a decade (10^(k/10)); bin i is
+	// [Edges[i], Edges[i+1]).
+	Edges []float64
+	ITL   *Distribution
+	// Content is ContentUpdateInterval; nil when the stage has none.
+	Content *Distribution
+}
+
+// Distribution is one metric's pooled samples, binned.
+type Distribution struct {
+	Metric  Metric
+	Samples int
+	N       int   // requests with at least one sample
+	Zero    int   // samples exactly 0: not on a log axis, counted apart
+	Counts  []int // per bin of DistributionPair.Edges
+	// PooledMeanSeconds is the mean of every sample (AISBench's way for ITL);
+	// PerRequestMeanSeconds the mean of each request's mean.
+	PooledMeanSeconds, PerRequestMeanSeconds float64
+}
+
+// figures computes Report.Figures from the successful requests.
+func (b *Builder) figures(rep *Report, facts []requestFacts, kept []int) *Figures {
+	if len(kept) == 0 {
+		return nil
+	}
+	for _, idx := range kept {
+		if slices.ContainsFunc(b.requests[idx].TimePoints, math.IsNaN) {
+			return nil
+		}
+	}
+	f := &Figures{}
+	origin, last := math.Inf(1), math.Inf(-1)
+	for _, idx := range kept {
+		tp := b.requests[idx].TimePoints
+		origin = min(origin, tp[0])
+		last = max(last, tp[len(tp)-1])
+	}
+	f.OriginSeconds, f.RunSeconds = origin, last-origin
+	f.InFlight = b.inFlightCurve(rep, kept, origin)
+	f.Timelines = b.timelines(rep, facts, kept, origin)
+	for _, st := range []*StageResult{rep.Total, rep.Stable} {
+		if p := distributionPair(st, facts); p != nil {
+			f.Distributions = append(f.Distributions, p)
+		}
+	}
+	return f
+}
+
+func (b *Builder) inFlightCurve(rep *Report, kept []int, origin float64) *InFlightCurve {
+	type ev struct {
+		t     float64
+		start bool
+	}
+	events := make([]ev, 0, 2*len(kept))
+	for _, idx := range kept {
+		tp := b.requests[idx].TimePoints
+		events = append(events, ev{tp[0], true}, ev{tp[len(tp)-1], false})
+	}
+	sort.SliceStable(events, func(i, j int) bool { return events[i].t < events[j].t })
+	c := &InFlightCurve{MaxConcurrency: rep.MaxConcurrency, Events: len(events)}
+	// One point per distinct instant.
+	var pts []InFlightPoint
+	n := 0
+	for i := 0; i < len(events); {
+		p := InFlightPoint{Seconds: events[i].t - origin, Min: n, Max: n}
+		j := i
+		for ; j < len(events) && events[j].t == events[i].t; j++ {
+			if events[j].start {
+				n++
+				p.StartsAtPoint++
+			} else {
+				n--
+			}
+			p.Min, p.Max = min(p.Min, n), max(p.Max, n)
+		}
+		p.InFlight = n
+		pts = append(pts, p)
+		i = j
+	}
+	if len(pts) > maxCurvePoints {
+		span := pts[len(pts)-1].Seconds
+		width := span / float64(maxCurvePoints-1)
+		var out []InFlightPoint
+		prev := 0
+		for _, p := range pts {
+			k := int(p.Seconds / width)
+			if k >= maxCurvePoints {
+				k = maxCurvePoints - 1
+			}
+			at := float64(k) * width
+			if len(out) == 0 || out[len(out)-1].Seconds != at {
+				out = append(out, InFlightPoint{Seconds: at, Min: min(prev, p.Min), Max: max(prev, p.Max)})
+			}
+			q := &out[len(out)-1]
+			q.Min, q.Max = min(q.Min, p.Min), max(q.Max, p.Max)
+			q.InFlight = p.InFlight
+			q.StartsAtPoint += p.StartsAtPoint
+			prev = p.InFlight
+		}
+		pts, c.Bucketed = out, true
+	}
+	c.Points = pts
+	if wa := rep.Window; wa != nil {
+		c.PeakInFlight, c.AtCShare, c.At90Share, c.ReachesAtStart = wa.PeakInFlight, wa.AtCShare, wa.AtOrAbove90Share, wa.ReachesAtStart
+		mark := func(label string, e *WindowEvent) *FigureMark {
+			if e == nil {
+				return nil
+			}
+			return &FigureMark{Label: label, Seconds: e.Seconds - origin, ID: e.ID, Start: e.Start, InFlight: e.InFlight}
+		}
+		c.FirstReach = mark("1st start reaching C (warm-up)", wa.FirstReach)
+		c.WindowStart = mark("2nd start reaching C: window start", wa.Start)
+		c.WindowEnd = mark("last event leaving C in flight: window end", wa.End)
+	} else {
+		for _, p := range pts {
+			c.PeakInFlight = max(c.PeakInFlight, p.Max)
+		}
+	}
+	if w := rep.Stable.Window; w != nil {
+		c.HasWindow = true
+		c.WindowFrom, c.WindowTo = w.StartSeconds-origin, w.EndSeconds-origin
+		c.SelectedInWindow, c.OfIn = w.Selected, w.Of
+	}
+	return c
+}
+
+// timelineHash orders requests for the "sampled" part of the timelines: FNV-1a
+// of the request ID, a fixed pseudo-random order.
+func timelineHash(id string, index int) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	h.Write([]byte(strconv.Itoa(index)))
+	return h.Sum64()
+}
+
+func (b *Builder) timelines(rep *Report, facts []requestFacts, kept []int, origin float64) *TimelineSample {
+	s := &TimelineSample{Of: len(kept)}
+	why := map[int][]string{}
+	if len(kept) <= timelineAllUpTo {
+		s.Rule = "every successful request"
+		for _, idx := range kept {
+			why[idx] = []string{"all"}
+		}
+	} else {
+		s.Rule = strconv.Itoa(timelineSlowest) + " slowest and " + strconv.Itoa(timelineFastest) +
+			" fastest by E2EL, the first request named by each finding, and " + strconv.Itoa(timelineRandom) +
+			" more in a fixed pseudo-random order (FNV-1a of request ID and index), of " + plural(len(kept), "successful request")
+		byE2E := slices.Clone(kept)
+		e2e := func(idx int) float64 {
+			tp := b.requests[idx].TimePoints
+			return tp[len(tp)-1] - tp[0]
+		}
+		sort.SliceStable(byE2E, func(i, j int) bool { return e2e(byE2E[i]) > e2e(byE2E[j]) })
+		for _, idx := range byE2E[:timelineSlowest] {
+			why[idx] = append(why[idx], "slowest")
+		}
+		for _, idx := range byE2E[len(byE2E)-timelineFastest:] {
+			why[idx] = append(why[idx], "fastest")
+		}
+		byID := map[string]int{}
+		for _, idx := range kept {
+			if _, dup := byID[b.requests[idx].ID]; !dup {
+				byID[b.requests[idx].ID] = idx
+			}
+		}
+		for _, fd := range rep.Findings {
+			for _, id := range fd.Requests {
+				if idx, ok := byID[id]; ok {
+					why[idx] = append(why[idx], fd.Code)
+					break
+				}
+			}
+		}
+		rest := make([]int, 0, len(kept))
+		for _, idx := range kept {
+			if why[idx] == nil {
+				rest = append(rest, idx)
+			}
+		}
+		sort.SliceStable(rest, func(i, j int) bool {
+			return timelineHash(b.requests[rest[i]].ID, rest[i]) < timelineHash(b.requests[rest[j]].ID, rest[j])
+		})
+		for _, idx := range rest[:min(timelineRandom, len(rest))] {
+			why[idx] = []string{"sampled"}
+		}
+	}
+	stable := map[int]bool{}
+	if rep.Stable.Window != nil {
+		for _, idx := range rep.Stable.Requests {
+			stable[idx] = true
+		}
+	}
+	for _, idx := range kept {
+		if why[idx] == nil {
+			continue
+		}
+		rec := &b.requests[idx]
+		tp := rec.TimePoints
+		fa := facts[idx]
+		t := RequestTimeline{Index: idx, ID: rec.ID, Why: why[idx], Stable: stable[idx],
+			T0: tp[0] - origin, Tm: tp[len(tp)-1] - origin, HasEvents: fa.events,
+			E2ESeconds: tp[len(tp)-1] - tp[0], TTFTSeconds: tp[1] - tp[0],
+			TPOTSeconds: math.NaN(), OutputTokens: -1,
+			ITLMeanSeconds: math.NaN(), ContentIntervalMeanSeconds: math.NaN(),
+			FirstContentSeconds: math.NaN(), LastTextSeconds: math.NaN(),
+			Intervals: len(fa.intervals), ContentIntervals: len(fa.contentGaps)}
+		if v, ok := sloValue(rec, fa, MetricTPOT); ok {
+			t.TPOTSeconds = v
+		}
+		if rec.OutputTokens != nil {
+			t.OutputTokens = *rec.OutputTokens
+		}
+		if len(fa.intervals) > 0 {
+			t.ITLMeanSeconds = NumpyMean(fa.intervals)
+			for _, x := range fa.intervals {
+				if x == 0 {
+					t.ZeroGaps++
+				}
+			}
+		}
+		if len(fa.contentGaps) > 0 {
+			t.ContentIntervalMeanSeconds = NumpyMean(fa.contentGaps)
+		}
+		if fa.hasContent {
+			t.FirstContentSeconds = fa.ttfContent + t.T0
+		}
+		step := 1
+		if len(tp)-1 > timelineMaxEvents {
+			step = (len(tp) - 1 + timelineMaxEvents - 1) / timelineMaxEvents
+		}
+		for i := 1; i < len(tp); i++ {
+			cl := ""
+			if fa.events {
+				cl = rec.Events[i-1].Class.String()
+				if rec.Events[i-1].HasText() {
+					t.LastTextSeconds = tp[i] - origin
+					t.EventsAfterLastText = 0
+				} else if !math.IsNaN(t.LastTextSeconds) {
+					t.EventsAfterLastText++
+				}
+			}
+			if (i-1)%step == 0 || i == len(tp)-1 || i == 1 {
+				t.Events = append(t.Events, TimelineEvent{Seconds: tp[i] - origin, Class: cl})
+			}
+			if i == len(tp)-1 {
+				t.TmClass = cl
+			}
+		}
+		s.Requests = append(s.Requests, t)
+	}
+	return s
+}
+
+// distributionPair bins a stage's pooled ITL and ContentUpdateInterval.
+func distributionPair(st *StageResult, facts []requestFacts) *DistributionPair {
+	if st.ITL == nil || st.ITL.Intervals == 0 {
+		return nil
+	}
+	var itl, content, itlMeans, contentMeans []float64
+	itlN, contentN := 0, 0
+	for _, idx := range st.Requests {
+		fa := facts[idx]
+		if len(fa.intervals) > 0 {
+			itl = append(itl, fa.intervals...)
+			itlMeans = append(itlMeans, NumpyMean(fa.intervals))
+			if anyNonzero(fa.intervals) {
+				itlN++
+			}
+		}
+		if len(fa.contentGaps) > 0 {
+			content = append(content, fa.contentGaps...)
+			contentMeans = append(contentMeans, NumpyMean(fa.contentGaps))
+			contentN++
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, xs := range [][]float64{itl, content} {
+		for _, x := range xs {
+			if x > 0 {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+		}
+	}
+	p := &DistributionPair{Stage: st.Stage}
+	if !math.IsInf(lo, 1) {
+		k0 := int(math.Floor(10 * math.Log10(lo)))
+		k1 := int(math.Floor(10*math.Log10(hi))) + 1
+		for k := k0; k <= k1; k++ {
+			p.Edges = append(p.Edges, math.Pow(10, float64(k)/10))
+		}
+	}
+	bin := func(m Metric, xs, means []float64, n int) *Distribution {
+		d := &Distribution{Metric: m, Samples: len(xs), N: n, Counts: make([]int, max(len(p.Edges)-1, 0)),
+			PooledMeanSeconds: NumpyMean(xs), PerRequestMeanSeconds: NumpyMean(means)}
+		for _, x := range xs {
+			if x <= 0 {
+				d.Zero++
+				continue
+			}
+			i := sort.SearchFloat64s(p.Edges, x) // first edge >= x
+			if i < len(p.Edges) && p.Edges[i] == x {
+				i++
+			}
+			i-- // bin [Edges[i], Edges[i+1])
+			d.Counts[max(0, min(i, len(d.Counts)-1))]++
+		}
+		return d
+	}
+	p.ITL = bin(MetricITL, itl, itlMeans, itlN)
+	if len(content) > 0 {
+		p.Content = bin(MetricContentUpdateInterval, content, contentMeans, contentN)
+	}
+	return p
+}

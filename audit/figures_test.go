@@ -1,0 +1,316 @@
+package audit
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sseaudit/sseaudit/replay"
+)
+
+// The in-flight curve of the worked example, by hand.
+func TestInFlightCurveByHand(t *testing.T) {
+	rep := workedExample(t, Config{MaxConcurrency: 2})
+	c := rep.Figures.InFlight
+	type step struct {
+		t float64
+		n int
+	}
+	want := []step{{0, 1}, {1, 2}, {3, 1}, {3.1, 2}, {5, 1}, {5.1, 2}, {7, 1}, {7.1, 2}, {9, 1}, {12, 0}}
+	if len(c.Points) != len(want) || c.Bucketed {
+		t.Fatalf("points %+v, want %v", c.Points, want)
+	}
+	for i, p := range c.Points {
+		if p.Seconds != want[i].t || p.InFlight != want[i].n || p.Min > p.InFlight || p.Max < p.InFlight {
+			t.Errorf("point %d = %+v, want %v", i, p, want[i])
+		}
+	}
+	if c.FirstReach == nil || c.FirstReach.Seconds != 1 || c.WindowStart.Seconds != 3.1 || c.WindowEnd.Seconds != 7.1 {
+		t.Errorf("marks %+v %+v %+v, want 1, 3.1, 7.1", c.FirstReach, c.WindowStart, c.WindowEnd)
+	}
+	if !c.HasWindow || c.WindowFrom != 3.1 || c.WindowTo != 7.1 || c.SelectedInWindow != 3 || c.OfIn != 5 {
+		t.Errorf("window %v..%v, %d of %d; want 3.1..7.1, 3 of 5", c.WindowFrom, c.WindowTo, c.SelectedInWindow, c.OfIn)
+	}
+	if f := rep.Figures; f.RunSeconds != 12 || f.OriginSeconds != 0 {
+		t.Errorf("run %v from %v, want 12 from 0", f.RunSeconds, f.OriginSeconds)
+	}
+}
+
+// Events at one instant: the curve keeps the count after them and the range
+// passed through.
+func TestInFlightCurveTies(t *testing.T) {
+	b := NewBuilder(Config{MaxConcurrency: 2})
+	out := int64(5)
+	for _, tp := range [][]float64{{0, 1, 2}, {1, 1.5, 3}, {2, 2.5, 4}} {
+		b.Add(RequestRecord{Success: true, TimePoints: tp, InputTokens: &out, OutputTokens: &out})
+	}
+	rep, err := b.Finalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// At t = 2 request 0 ends and request 2 starts: AISBench's stable sort
+	// puts the end (appended earlier) first: 2 -> 1 -> 2.
+	for _, p := range rep.Figures.InFlight.Points {
+		if p.Seconds == 2 {
+			if p.InFlight != 2 || p.Min != 1 || p.Max != 2 || p.StartsAtPoint != 1 {
+				t.Errorf("point at 2 s = %+v, want count 2, range 1..2, one start", p)
+			}
+			return
+		}
+	}
+	t.Fatal("no point at 2 s")
+}
+
+// A long run is bucketed: at most maxCurvePoints points, and the envelope
+// still holds the true peak.
+func TestInFlightCurveBucketed(t *testing.T) {
+	b := NewBuilder(Config{MaxConcurrency: 4})
+	out := int64(5)
+	for i := range 3000 {
+		s := float64(i) * 0.01
+		b.Add(RequestRecord{ID: "r", Success: true, TimePoints: []float64{s, s + 0.005, s + 0.0371}, InputTokens: &out, OutputTokens: &out})
+	}
+	rep, err := b.Finalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Figures.InFlight
+	if !c.Bucketed || len(c.Points) > maxCurvePoints || c.Events != 6000 {
+		t.Fatalf("bucketed %v, %d points, %d events", c.Bucketed, len(c.Points), c.Events)
+	}
+	peak := 0
+	for _, p := range c.Points {
+		peak = max(peak, p.Max)
+		if p.Min > p.InFlight || p.Max < p.InFlight {
+			t.Fatalf("point %+v outside its range", p)
+		}
+	}
+	if peak != rep.Window.PeakInFlight || peak != 4 {
+		t.Errorf("envelope peak %d, window analysis %d, want 4", peak, rep.Window.PeakInFlight)
+	}
+	if last := c.Points[len(c.Points)-1]; last.InFlight != 0 {
+		t.Errorf("last point %+v, want 0 in flight", last)
+	}
+}
+
+// The histograms hold every sample once, on bins whose edges contain it, and
+// their means are the report's.
+func TestDistributions(t *testing.T) {
+	rep, _ := reportOf(t, "../testdata/traces/findings/zero_intervals.jsonl", Config{})
+	if len(rep.Figures.Distributions) == 0 {
+		t.Fatal("no distributions")
+	}
+	for _, d := range rep.Figures.Distributions {
+		st := rep.Stage(d.Stage)
+		for _, pair := range []struct {
+			dist   *Distribution
+			values []float64
+		}{{d.ITL, st.Metric(MetricITL).Values}, {d.Content, st.SSEMetric(MetricContentUpdateInterval).Values}} {
+			ds := pair.dist
+			if ds.Samples != len(pair.values) {
+				t.Errorf("%s %s: %d samples, the metric has %d", d.Stage, ds.Metric, ds.Samples, len(pair.values))
+			}
+			want := make([]int, len(d.Edges)-1)
+			zero := 0
+			for _, x := range pair.values {
+				if x == 0 {
+					zero++
+					continue
+				}
+				for i := range want {
+					if d.Edges[i] <= x && x < d.Edges[i+1] {
+						want[i]++
+						break
+					}
+				}
+			}
+			if !slices.Equal(ds.Counts, want) || ds.Zero != zero {
+				t.Errorf("%s %s: counts %v zero %d, want %v zero %d", d.Stage, ds.Metric, ds.Counts, ds.Zero, want, zero)
+			}
+		}
+		if d.ITL.PooledMeanSeconds != st.ITL.PooledMeanSeconds || d.ITL.PerRequestMeanSeconds != st.ITL.PerRequestMeanSeconds {
+			t.Errorf("%s: ITL means %v %v, accounting %v %v", d.Stage, d.ITL.PooledMeanSeconds, d.ITL.PerRequestMeanSeconds, st.ITL.PooledMeanSeconds, st.ITL.PerRequestMeanSeconds)
+		}
+		if d.ITL.N != st.Metric(MetricITL).N || d.ITL.Zero != st.ITL.ZeroIntervals || d.ITL.Zero == 0 {
+			t.Errorf("%s: ITL N %d zero %d, report N %d zero %d (the trace has zero intervals)", d.Stage, d.ITL.N, d.ITL.Zero, st.Metric(MetricITL).N, st.ITL.ZeroIntervals)
+		}
+		if d.Content.PooledMeanSeconds != st.SSEMetric(MetricContentUpdateInterval).Stats[0].Raw {
+			t.Errorf("%s: content pooled mean %v, metric's Average %v", d.Stage, d.Content.PooledMeanSeconds, st.SSEMetric(MetricContentUpdateInterval).Stats[0].Raw)
+		}
+	}
+}
+
+// The timelines of a small run hold every request; the event that sets tm
+// of a usage-tail run is the usage-only event.
+func TestTimelinesUsageTail(t *testing.T) {
+	rep, results := reportOf(t, "../testdata/traces/findings/usage_tail.jsonl", Config{})
+	tl := rep.Figures.Timelines
+	if len(tl.Requests) != rep.Requests.Succeeded || tl.Of != rep.Requests.Succeeded || tl.Rule != "every successful request" {
+		t.Fatalf("%d timelines of %d, rule %q", len(tl.Requests), tl.Of, tl.Rule)
+	}
+	usageTail := 0
+	for _, r := range tl.Requests {
+		res := results[r.Index]
+		if r.ID != res.RequestID || len(r.Events) != len(res.TimePointsS)-1 {
+			t.Fatalf("timeline %+v does not match replay %s (%d time points)", r, res.RequestID, len(res.TimePointsS))
+		}
+		if r.Tm != r.Events[len(r.Events)-1].Seconds || r.T0 > r.Events[0].Seconds {
+			t.Errorf("%s: t0 %v tm %v, events %v", r.ID, r.T0, r.Tm, r.Events)
+		}
+		if r.TmClass == replay.ClassUsageOnly.String() {
+			usageTail++
+			if !(r.LastTextSeconds < r.Tm) || r.EventsAfterLastText < 1 {
+				t.Errorf("%s: usage tail, but last text at %v, tm %v, %d after", r.ID, r.LastTextSeconds, r.Tm, r.EventsAfterLastText)
+			}
+		}
+	}
+	var finding *Finding
+	for i := range rep.Findings {
+		if rep.Findings[i].Code == FindingUsageTailSetsEnd {
+			finding = &rep.Findings[i]
+		}
+	}
+	if finding == nil || usageTail != len(finding.Requests) {
+		t.Errorf("%d timelines end on a usage-only event; the finding names %v", usageTail, finding)
+	}
+}
+
+// A large run is sampled by a fixed rule: the slowest, the fastest, the
+// first request of each finding and a fixed pseudo-random few, the same
+// every time.
+func TestTimelinesSample(t *testing.T) {
+	build := func() *Report {
+		b := NewBuilder(Config{MaxConcurrency: 4})
+		out := int64(20)
+		for i := range 200 {
+			s := float64(i) * 0.1
+			e2e := 0.3 + float64((i*37)%200)/100
+			b.Add(RequestRecord{ID: "q" + strings.Repeat("x", i%3) + string(rune('a'+i%26)), Success: true,
+				TimePoints: []float64{s, s + 0.1, s + e2e/2, s + e2e}, InputTokens: &out, OutputTokens: &out})
+		}
+		rep, err := b.Finalize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	a, b := build().Figures.Timelines, build().Figures.Timelines
+	if len(a.Requests) != len(b.Requests) {
+		t.Fatal("two runs sample differently")
+	}
+	for i := range a.Requests {
+		if a.Requests[i].Index != b.Requests[i].Index {
+			t.Fatal("two runs sample differently")
+		}
+	}
+	if a.Of != 200 || !regexp.MustCompile(`^5 slowest and 5 fastest`).MatchString(a.Rule) {
+		t.Errorf("of %d, rule %q", a.Of, a.Rule)
+	}
+	count := map[string]int{}
+	slowest, fastest := 0.0, math.Inf(1)
+	for i, r := range a.Requests {
+		if i > 0 && a.Requests[i-1].Index >= r.Index {
+			t.Error("timelines not in trace order")
+		}
+		for _, w := range r.Why {
+			count[w]++
+		}
+		if slices.Contains(r.Why, "slowest") {
+			slowest = max(slowest, r.E2ESeconds)
+		}
+		if slices.Contains(r.Why, "fastest") {
+			fastest = min(fastest, r.E2ESeconds)
+		}
+	}
+	if count["slowest"] != 5 || count["fastest"] != 5 || count["sampled"] != 8 {
+		t.Errorf("why counts %v", count)
+	}
+	if slowest != 2.29 || fastest != 0.3 {
+		t.Errorf("slowest %v fastest %v, want 2.29 and 0.3", slowest, fastest)
+	}
+}
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// The coloured text is the plain text with escapes added, and colours the
+// severities.
+func TestWriteTextColor(t *testing.T) {
+	rep, _ := reportOf(t, "../testdata/traces/findings/usage_tail.jsonl", Config{})
+	var plain, color strings.Builder
+	if err := rep.WriteText(&plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteTextColor(&color); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "\x1b") {
+		t.Fatal("plain text holds escapes")
+	}
+	if got := ansi.ReplaceAllString(color.String(), ""); got != plain.String() {
+		t.Errorf("colour text without escapes differs from the plain text:\n%s", got)
+	}
+	for _, want := range []string{ansiBold + "Findings (", ansiYellow + "warning", ansiBold + "Metric "} {
+		if !strings.Contains(color.String(), want) {
+			t.Errorf("colour text lacks %q", want)
+		}
+	}
+	// The report itself is not changed by rendering in colour.
+	plain.Reset()
+	rep.WriteText(&plain)
+	if strings.Contains(plain.String(), "\x1b") {
+		t.Error("WriteTextColor left the report coloured")
+	}
+}
+
+// Markdown carries the text report's numbers, cell for cell.
+func TestWriteMarkdownMatchesText(t *testing.T) {
+	rep, _ := reportOf(t, "../testdata/traces/findings/tpot_below_itl.jsonl", Config{})
+	var text, md strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	rows := func(s, prefix string, strip func(string) []string) map[string][]string {
+		out := map[string][]string{}
+		for _, line := range strings.Split(s, "\n") {
+			f := strip(line)
+			if len(f) > 2 && strings.HasPrefix(line, prefix) {
+				if _, seen := out[f[0]]; !seen {
+					out[f[0]] = f
+				}
+			}
+		}
+		return out
+	}
+	textRows := rows(text.String(), "", func(l string) []string {
+		return slices.DeleteFunc(strings.Fields(l), func(s string) bool { return s == "|" })
+	})
+	mdRows := rows(md.String(), "| ", func(l string) []string {
+		var cells []string
+		for _, c := range strings.Split(strings.Trim(l, "| "), " | ") {
+			cells = append(cells, strings.TrimSpace(c))
+		}
+		return cells
+	})
+	checked := 0
+	for _, m := range Metrics {
+		tr, mr := textRows[string(m)], mdRows[string(m)]
+		if tr == nil {
+			continue
+		}
+		if !slices.Equal(tr, mr) {
+			t.Errorf("%s: text %v, markdown %v", m, tr, mr)
+		}
+		checked++
+	}
+	if checked < 6 {
+		t.Errorf("only %d AISBench rows compared", checked)
+	}
+	if !strings.Contains(md.String(), "`tpot-below-itl`") || !strings.Contains(md.String(), "|---|---|---:|") {
+		t.Errorf("markdown lacks the finding or a table:\n%s", md.String())
+	}
+}

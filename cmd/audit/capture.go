@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v3"
+	"golang.org/x/sys/unix"
+
+	"github.com/sseaudit/sseaudit/capture"
+	"github.com/sseaudit/sseaudit/trace"
+)
+
+func captureCommand(e env) *cli.Command {
+	return &cli.Command{
+		Name:      "capture",
+		Usage:     "record a live OpenAI-compatible streaming endpoint into a trace",
+		ArgsUsage: "--url URL --requests N --concurrency C -o TRACE.arrows",
+		Description: `Drives the server like AISBench's client: a closed loop of C clients (each sends
+its next request when its previous one ends), at most --rate requests a second
+when given, each request streaming with "stream_options": {"include_usage": true}
+(and "continuous_usage_stats": true with --continuous-usage), max_tokens and
+model. It records t0 just before each request is sent and every read of the body
+with its arrival time (monotonic clock, ns since the capture started), the status
+and any error; a 4xx/5xx answer keeps its body in the error column too.
+
+The trace is an Arrow IPC stream (.arrows) written as it goes, one record batch
+every --flush-every requests and every second: a crash or kill -9 loses only the
+requests in flight (and those that ended after the oldest in-flight one was sent:
+rows are in send order). audit convert finishes such a file; one cut inside a
+record batch (a full disk) is first salvaged with --salvage. Ctrl-C stops
+sending; the requests in flight are canceled and left out, or, with --drain,
+finished and kept (a second Ctrl-C cancels them). A progress line is shown on
+stderr when it is a terminal; a summary always.
+
+A server that refuses the connection before any response ends the capture with
+an error; a 200 that is not text/event-stream gets a warning.
+
+Examples (they need a live server; run them by hand):
+  $ audit capture --url http://127.0.0.1:8000 --model qwen --requests 200 --concurrency 8 --max-tokens 256 -o run.arrows
+  $ audit capture --url http://127.0.0.1:8000/v1 --api completions --prompts prompts.jsonl --rate 4 --requests 100 --concurrency 16 -o run.arrows
+  $ audit convert run.arrows -o run.parquet
+  $ audit capture --salvage cut.arrows -o saved.arrows`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "url", Usage: "the server: http://host:port, .../v1, or the endpoint URL (required)"},
+			&cli.StringFlag{Name: "api", Value: "chat", Usage: "chat (/v1/chat/completions) or completions (/v1/completions)"},
+			&cli.IntFlag{Name: "requests", Value: 100, Usage: "requests to send"},
+			&cli.IntFlag{Name: "concurrency", Value: 1, Usage: "clients of the closed loop"},
+			&cli.Float64Flag{Name: "rate", Usage: "at most this many requests a second (0: no cap)"},
+			&cli.StringFlag{Name: "prompts", Usage: "JSONL file of prompts (a JSON string or {\"prompt\": ...} a line), used in turn"},
+			&cli.IntFlag{Name: "prompt-words", Value: 128, Usage: "words of each synthetic prompt when --prompts is not given"},
+			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "max_tokens of each request (0: not sent)"},
+			&cli.StringFlag{Name: "model", Usage: "model of each request (not sent when empty)"},
+			&cli.StringSliceFlag{Name: "header", Usage: "an HTTP header K:V to send (repeatable)"},
+			&cli.BoolFlag{Name: "continuous-usage", Usage: "ask for usage on every chunk (stream_options.continuous_usage_stats)"},
+			&cli.BoolFlag{Name: "drain", Usage: "on Ctrl-C, let the requests in flight finish and keep them"},
+			&cli.DurationFlag{Name: "timeout", Usage: "bound on one request (0: none)"},
+			&cli.IntFlag{Name: "flush-every", Value: capture.DefaultFlushEvery, Usage: "requests a record batch holds at most (written to disk at once)"},
+			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress line on stderr: auto (when a terminal), always, never"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the trace to write, .arrows (required; never overwritten)"},
+			&cli.StringFlag{Name: "salvage", Usage: "instead of capturing: copy the readable part of a capture file cut inside a record batch (every complete batch) to -o"},
+		},
+		Action: action(func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
+				return usagef("capture: unexpected arguments: %s", strings.Join(cmd.Args().Slice(), " "))
+			}
+			out := cmd.String("output")
+			if out == "" {
+				return usagef("capture: missing -o TRACE.arrows")
+			}
+			if src := cmd.String("salvage"); src != "" {
+				n, dropped, err := capture.Salvage(src, out)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stderr, "capture: salvaged %d requests from %s into %s (%d bytes of an unfinished record batch left behind)\n", n, src, out, dropped)
+				return nil
+			}
+			if cmd.String("url") == "" {
+				return usagef("capture: missing --url")
+			}
+			o := capture.Options{
+				URL: cmd.String("url"), API: cmd.String("api"),
+				Requests: int(cmd.Int("requests")), Concurrency: int(cmd.Int("concurrency")), Rate: cmd.Float64("rate"),
+				PromptWords: int(cmd.Int("prompt-words")), MaxTokens: int(cmd.Int("max-tokens")), Model: cmd.String("model"),
+				ContinuousUsage: cmd.Bool("continuous-usage"), Drain: cmd.Bool("drain"), Timeout: cmd.Duration("timeout"),
+				FlushEvery: int(cmd.Int("flush-every")),
+				Headers:    http.Header{},
+			}
+			if o.MaxTokens < 0 || o.PromptWords < 1 || o.Timeout < 0 || o.FlushEvery < 1 {
+				return usagef("capture: --max-tokens must be 0 or more; --prompt-words and --flush-every positive; --timeout not negative")
+			}
+			for _, h := range cmd.StringSlice("header") {
+				k, v, ok := strings.Cut(h, ":")
+				if !ok || strings.TrimSpace(k) == "" {
+					return usagef("capture: --header %q: want NAME:VALUE", h)
+				}
+				o.Headers.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+			}
+			meta, err := capture.Meta(o)
+			if err != nil {
+				return usagef("capture: %v", err)
+			}
+			progress := cmd.String("progress")
+			if progress != "auto" && progress != "always" && progress != "never" {
+				return usagef("capture: --progress %q: want auto, always or never", progress)
+			}
+			if p := cmd.String("prompts"); p != "" {
+				f, err := os.Open(p)
+				if err != nil {
+					return err
+				}
+				o.Prompts, err = capture.ReadPrompts(f, p)
+				f.Close()
+				if err != nil {
+					return err
+				}
+			}
+			file, err := capture.CreateFile(out, trace.WriteOptions{Meta: meta, Extra: capture.Extra()}, o.FlushEvery)
+			if err != nil {
+				return err
+			}
+			// First Ctrl-C (or SIGTERM): stop sending; the second: abort
+			// what is in flight.
+			sigs := make(chan os.Signal, 2)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sigs)
+			runCtx, stop := context.WithCancel(ctx)
+			defer stop()
+			abort := make(chan struct{})
+			o.Abort = abort
+			go func() {
+				select {
+				case <-sigs:
+				case <-runCtx.Done():
+					return
+				}
+				fmt.Fprintf(e.stderr, "\ncapture: interrupted: no more requests are sent; %s\n",
+					map[bool]string{true: "draining those in flight (Ctrl-C again cancels them)", false: "canceling those in flight"}[o.Drain])
+				stop()
+				select {
+				case <-sigs:
+					close(abort)
+				case <-time.After(24 * time.Hour):
+				}
+			}()
+			bar := newProgressBar(e.stderr, progress, o.Requests)
+			o.Progress = bar.update
+			o.Warnf = func(format string, args ...any) {
+				bar.clear()
+				fmt.Fprintf(e.stderr, "capture: warning: "+format+"\n", args...)
+			}
+			sum, runErr := capture.Run(runCtx, o, file)
+			bar.clear()
+			closeErr := file.Close()
+			writeSummary(e.stderr, sum, out)
+			if runErr != nil {
+				return fmt.Errorf("capture: %w", runErr)
+			}
+			if closeErr != nil {
+				return closeErr
+			}
+			return nil
+		}),
+	}
+}
+
+func writeSummary(w io.Writer, s capture.Summary, out string) {
+	var outcomes []string
+	for k, n := range s.ByOutcome {
+		outcomes = append(outcomes, fmt.Sprintf("%s ×%d", k, n))
+	}
+	sort.Strings(outcomes)
+	rate := 0.0
+	if s.Elapsed > 0 {
+		rate = float64(s.Written) / s.Elapsed.Seconds()
+	}
+	fmt.Fprintf(w, "capture: %d sent, %d written to %s, %d failed, %d canceled (not written); %s; %d body bytes in %.1fs (%.2f req/s)\n",
+		s.Sent, s.Written, out, s.Failed, s.Canceled, strings.Join(outcomes, ", "), s.BodyBytes, s.Elapsed.Seconds(), rate)
+	if s.Interrupted {
+		fmt.Fprintf(w, "capture: interrupted before all requests were sent\n")
+	}
+	if s.NonStreaming > 0 {
+		fmt.Fprintf(w, "capture: %d answers with status 200 were not text/event-stream\n", s.NonStreaming)
+	}
+}
+
+// progressBar draws one line on a terminal, at most ten times a second.
+type progressBar struct {
+	w     io.Writer
+	on    bool
+	total int
+	mu    sync.Mutex
+	last  time.Time
+	drawn bool
+}
+
+func newProgressBar(w io.Writer, mode string, total int) *progressBar {
+	on := mode == "always"
+	if mode == "auto" {
+		if f, ok := w.(*os.File); ok {
+			_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+			on = err == nil
+		}
+	}
+	return &progressBar{w: w, on: on, total: total}
+}
+
+func (b *progressBar) update(p capture.Progress) {
+	if !b.on {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p.Done < b.total && time.Since(b.last) < 100*time.Millisecond {
+		return
+	}
+	b.last = time.Now()
+	const width = 30
+	fill := width * p.Done / max(b.total, 1)
+	rate := 0.0
+	if p.Elapsed > 0 {
+		rate = float64(p.Done) / p.Elapsed.Seconds()
+	}
+	fmt.Fprintf(b.w, "\r\033[K[%s%s] %d/%d done, %d failed, %d in flight, %.1f req/s, %s",
+		strings.Repeat("=", fill), strings.Repeat(" ", width-fill), p.Done, b.total, p.Failed, p.InFlight, rate, p.Elapsed.Truncate(time.Second))
+	b.drawn = true
+}
+
+func (b *progressBar) clear() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.drawn {
+		fmt.Fprint(b.w, "\r\033[K")
+		b.drawn = false
+	}
+}

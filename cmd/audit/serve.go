@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/sseaudit/sseaudit/serve"
+)
+
+func serveCommand(e env) *cli.Command {
+	return &cli.Command{
+		Name:      "serve",
+		Usage:     "replay a trace as a live OpenAI-compatible streaming server",
+		ArgsUsage: "TRACE",
+		Description: `Answers POST /v1/chat/completions and /v1/completions with the trace's streams:
+the i-th request that arrives gets the i-th stream (--match: the stream whose
+prompt, in the trace's "prompt" column, equals the request's), with its status
+code, its body bytes cut into the same writes, each write sent as long after the
+request's arrival as the read arrived after t0 in the trace (divided by --speed),
+and its failures: a request that got no response is answered by closing the
+connection, one cut mid-stream is cut after its last read. The request's own
+parameters (model, max_tokens, stream) are not looked at. When every stream has
+been served, further requests get 503. GET /v1/models and /health answer too.
+
+Listens on loopback unless told otherwise; serves any number of clients at once.
+Without --match the trace is read one stream at a time (any size); --match reads
+it whole into memory. Ctrl-C stops (requests in flight are cut).
+
+Arguments:
+  TRACE   the trace to serve (.parquet, .arrow, .arrows, .jsonl)
+
+Examples (they need a client; run them by hand):
+  $ audit serve --listen 127.0.0.1:8000 trace.parquet
+  $ audit serve --match --speed 2 --once gen.arrows
+  $ curl -N http://127.0.0.1:8000/v1/chat/completions -d '{"messages":[{"role":"user","content":"hi"}],"stream":true}'`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8000", Usage: "address to listen on (port 0: any free port; the address is printed)"},
+			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "replay speed: 2 sends every read twice as soon"},
+			&cli.BoolFlag{Name: "match", Usage: "answer each request with the stream whose prompt matches (needs a prompt column)"},
+			&cli.BoolFlag{Name: "once", Usage: "exit when every stream has been served and answered"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "one line on stderr a served request"},
+			traceFormatFlag("in-format"),
+		}, limitFlags()...),
+		Action: action(func(ctx context.Context, cmd *cli.Command) error {
+			path, err := oneArg(cmd, "TRACE")
+			if err != nil {
+				return err
+			}
+			speed := cmd.Float64("speed")
+			if !(speed > 0) || speed > 1e6 {
+				return usagef("serve: --speed %v: want a positive number", speed)
+			}
+			r, err := openTrace(e, cmd, path, "in-format")
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			opts := serve.Options{Speed: speed, Match: cmd.Bool("match")}
+			if cmd.Bool("verbose") {
+				opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "serve: "+format+"\n", args...) }
+			}
+			s, err := serve.New(r, opts)
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", cmd.String("listen"))
+			if err != nil {
+				return fmt.Errorf("serve: %w", err)
+			}
+			addr := ln.Addr().(*net.TCPAddr)
+			if !addr.IP.IsLoopback() {
+				fmt.Fprintf(e.stderr, "serve: warning: listening on %s, not a loopback address: anyone who can reach it gets the trace\n", addr)
+			}
+			fmt.Fprintf(e.stderr, "serve: %s on http://%s (POST /v1/chat/completions, /v1/completions); Ctrl-C stops\n", path, ln.Addr())
+			srv := &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			errc := make(chan error, 1)
+			go func() { errc <- srv.Serve(ln) }()
+			once := make(<-chan struct{})
+			if cmd.Bool("once") {
+				once = s.Exhausted()
+			}
+			select {
+			case err := <-errc:
+				return fmt.Errorf("serve: %w", err)
+			case <-ctx.Done():
+				srv.Close()
+			case <-once:
+				s.Wait()
+				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				srv.Shutdown(sctx)
+				cancel()
+			}
+			if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("serve: %w", err)
+			}
+			fmt.Fprintf(e.stderr, "serve: served %d streams\n", s.Served())
+			return s.Err()
+		}),
+	}
+}
