@@ -30,6 +30,17 @@ func TestReportMatchesAISBench(t *testing.T) {
 	for _, name := range []string{"cases", "random_mix"} {
 		cases = append(cases, tc{filepath.Join("replay", "testdata", name+".jsonl"), filepath.Join("testdata", "oracle", "replay", name+".")})
 	}
+	findings, _ := filepath.Glob(filepath.Join("testdata", "traces", "findings", "*.jsonl"))
+	for _, f := range findings {
+		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		if name == "unknown_tokens" {
+			continue // AISBench would count tokens with its tokenizer: sseaudit refuses to guess (TestAISBenchOutUnknownTokens)
+		}
+		cases = append(cases, tc{f, filepath.Join("testdata", "oracle", "findings", name+".")})
+	}
+	if len(findings) < 10 {
+		t.Fatalf("found %d findings traces", len(findings))
+	}
 	for _, c := range cases {
 		t.Run(c.trace, func(t *testing.T) {
 			dir := t.TempDir()
@@ -37,16 +48,18 @@ func TestReportMatchesAISBench(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			for _, f := range []string{"total.csv", "total.json", "stable.csv", "stable.json"} {
-				got, err := os.ReadFile(filepath.Join(dir, f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := os.ReadFile(c.oracle + f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, want) {
+			// Every file AISBench wrote (or the .error where it raised) is
+			// there with the same bytes, and nothing else.
+			for _, f := range []string{"total.csv", "total.json", "total.error", "stable.csv", "stable.json", "stable.error"} {
+				want, werr := os.ReadFile(c.oracle + f)
+				got, gerr := os.ReadFile(filepath.Join(dir, f))
+				switch {
+				case werr != nil && gerr != nil:
+				case werr != nil:
+					t.Errorf("%s written, AISBench wrote none", f)
+				case gerr != nil:
+					t.Errorf("%s missing: %v", f, gerr)
+				case !bytes.Equal(got, want):
 					t.Errorf("%s differs from AISBench's:\n%s\nwant\n%s", f, got, want)
 				}
 			}
@@ -222,5 +235,25 @@ func TestProgress(t *testing.T) {
 	p.done()
 	if !strings.HasSuffix(buf.String(), "\r\x1b[K") {
 		t.Errorf("not cleared: %q", buf.String())
+	}
+}
+
+// TestAISBenchOutUnknownTokens: a trace whose bodies carry no usage and
+// which has no token columns gets .error files saying why, never guessed
+// counts; with neither stage computable the command fails.
+func TestAISBenchOutUnknownTokens(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := runCLI(t, "", "report", "--aisbench-out", dir, filepath.Join("testdata", "traces", "findings", "unknown_tokens.jsonl"))
+	if code != 1 || !strings.Contains(stderr, "AISBench would have computed neither stage") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	for _, st := range []string{"total", "stable"} {
+		msg, err := os.ReadFile(filepath.Join(dir, st+".error"))
+		if err != nil || !strings.Contains(string(msg), "output token counts unknown for") {
+			t.Errorf("%s.error = %q, %v", st, msg, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, st+".csv")); !os.IsNotExist(err) {
+			t.Errorf("%s.csv written with unknown token counts", st)
+		}
 	}
 }
