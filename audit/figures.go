@@ -20,6 +20,37 @@ type Figures struct {
 	// Distributions holds, per stage with intervals, ITL's and
 	// ContentUpdateInterval's histograms on shared logarithmic bins.
 	Distributions []*DistributionPair
+	// TmSetBy counts, over every successful request with recorded events,
+	// the class of the event that set tm (the last time point);
+	// TTFTSetBy the class of the event that set TTFT (the first after t0).
+	// Most requests first, then by class name; empty for traces of time
+	// points only.
+	TmSetBy, TTFTSetBy []ClassCount
+}
+
+// ClassCount is how many requests have an event of a class at some place.
+type ClassCount struct {
+	Class    string
+	Requests int
+}
+
+// classCounts counts classes, most first, then by name.
+func classCounts(classes []string) []ClassCount {
+	n := map[string]int{}
+	for _, c := range classes {
+		n[c]++
+	}
+	out := make([]ClassCount, 0, len(n))
+	for c, k := range n {
+		out = append(out, ClassCount{c, k})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Requests != out[j].Requests {
+			return out[i].Requests > out[j].Requests
+		}
+		return out[i].Class < out[j].Class
+	})
+	return out
 }
 
 // InFlightCurve is the in-flight count of successful requests over the run,
@@ -157,6 +188,14 @@ func (b *Builder) figures(rep *Report, facts []requestFacts, kept []int) *Figure
 	f.OriginSeconds, f.RunSeconds = origin, last-origin
 	f.InFlight = b.inFlightCurve(rep, kept, origin)
 	f.Timelines = b.timelines(rep, facts, kept, origin)
+	var tmBy, ttftBy []string
+	for _, idx := range kept {
+		if evs := b.requests[idx].Events; facts[idx].events && len(evs) > 0 {
+			tmBy = append(tmBy, evs[len(evs)-1].Class.String())
+			ttftBy = append(ttftBy, evs[0].Class.String())
+		}
+	}
+	f.TmSetBy, f.TTFTSetBy = classCounts(tmBy), classCounts(ttftBy)
 	for _, st := range []*StageResult{rep.Total, rep.Stable} {
 		if p := distributionPair(st, facts); p != nil {
 			f.Distributions = append(f.Distributions, p)

@@ -175,6 +175,39 @@ func TestTimelinesUsageTail(t *testing.T) {
 	if finding == nil || usageTail != len(finding.Requests) {
 		t.Errorf("%d timelines end on a usage-only event; the finding names %v", usageTail, finding)
 	}
+	// Over every successful request: the classes that set tm and TTFT, by hand
+	// from the replayed events.
+	tm, ttft := map[string]int{}, map[string]int{}
+	for _, res := range results {
+		var recorded []replay.Class
+		for _, e := range res.Events {
+			if e.Recorded {
+				recorded = append(recorded, e.Class)
+			}
+		}
+		if res.Success && len(recorded) > 0 {
+			tm[recorded[len(recorded)-1].String()]++
+			ttft[recorded[0].String()]++
+		}
+	}
+	for _, c := range []struct {
+		got  []ClassCount
+		want map[string]int
+	}{{rep.Figures.TmSetBy, tm}, {rep.Figures.TTFTSetBy, ttft}} {
+		sum := 0
+		for i, cc := range c.got {
+			sum += cc.Requests
+			if c.want[cc.Class] != cc.Requests || (i > 0 && c.got[i-1].Requests < cc.Requests) {
+				t.Errorf("set by %v, want %v (most first)", c.got, c.want)
+			}
+		}
+		if sum != rep.Requests.Succeeded {
+			t.Errorf("set by %v sums to %d, %d succeeded", c.got, sum, rep.Requests.Succeeded)
+		}
+	}
+	if rep.Figures.TmSetBy[0].Class != "usage_only" {
+		t.Errorf("tm set by %v, want usage_only first", rep.Figures.TmSetBy)
+	}
 }
 
 // A large run is sampled by a fixed rule: the slowest, the fastest, the

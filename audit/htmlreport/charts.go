@@ -237,6 +237,9 @@ func (p *page) timelineSection() {
 	p.s("<p class=\"explain\">One strip a request (on the run's time axis; for a run much longer than its requests, each strip starts at its own t0): each tick is a recorded event, one of AISBench's time points, coloured by class. ")
 	p.s("<b>t0</b> (the request's send) opens the strip; <b>tm</b>, AISBench's end and the last time point, closes it, drawn in the colour of the event that set it: a red tm is a usage-only tail, which sets E2EL, TPOT and the last ITL interval without carrying text. ")
 	p.s("ITL is the gap between any two consecutive ticks; ContentUpdateInterval only between blue (content) ticks; TPOT spreads E2EL − TTFT over the output tokens, so it is small when each event carries several tokens. ")
+	if len(f.TmSetBy) > 0 {
+		p.w("Over every successful request, <b>tm is set by</b> %s; <b>TTFT ends at</b> %s. ", setBy(f.TmSetBy, tl.Of), setBy(f.TTFTSetBy, tl.Of))
+	}
 	if len(tl.Requests) < tl.Of {
 		p.w("A sample of %d of %d requests is drawn: %s.", len(tl.Requests), tl.Of, esc(tl.Rule))
 	} else {
@@ -474,4 +477,13 @@ func (p *page) distribution(d *audit.DistributionPair) {
 func msLabel(sec float64) string {
 	ms := sec * 1000
 	return strconv.FormatFloat(ms, 'g', 3, 64) + " ms"
+}
+
+// setBy lists class counts: "a usage_only event in 9 of 9 requests, ...".
+func setBy(cs []audit.ClassCount, of int) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("a <b>%s</b> event in %d of %d requests", esc(c.Class), c.Requests, of)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -191,6 +191,10 @@ func TestNumbersFromReport(t *testing.T) {
 	if !strings.Contains(page, "<b>"+fixed(w.StartSeconds-w.OffsetSeconds, 6)+" s</b>") || !strings.Contains(page, "<b>"+fixed(w.EndSeconds-w.OffsetSeconds, 6)+" s</b>") {
 		t.Error("the window sentence does not carry the window's bounds")
 	}
+	tm := rep.Figures.TmSetBy[0]
+	if !strings.Contains(page, "<b>tm is set by</b> a <b>"+tm.Class+"</b> event in "+itoa(tm.Requests)+" of "+itoa(rep.Requests.Succeeded)+" requests") {
+		t.Error("the timelines do not say which events set tm")
+	}
 	if !strings.Contains(page, "<code>no-usage-tail</code>") {
 		t.Error("no what-if row for no-usage-tail")
 	}

@@ -384,6 +384,8 @@ func TestBrowserHTMLReport(t *testing.T) {
 	}{
 		{"basic", "testdata/traces/basic.jsonl", true},
 		{"usage-tail", "testdata/traces/findings/usage_tail.jsonl", false},
+		{"no-window", "testdata/traces/findings/no_window.jsonl", false},
+		{"time-points", "audit/whatif/testdata/time_points.jsonl", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -403,7 +405,7 @@ func TestBrowserHTMLReport(t *testing.T) {
 				if _, ok := want[ch.ID]; ok {
 					want[ch.ID] = true
 				}
-				if ch.Drawn < 5 || ch.PathData < 50 || ch.Width < 600 || ch.Height < 100 {
+				if ch.Drawn < 3 || ch.PathData == 0 || ch.Width < 600 || ch.Height < 60 {
 					t.Errorf("chart %s did not draw: %+v", ch.ID, ch)
 				}
 			}
@@ -429,7 +431,22 @@ func TestBrowserHTMLReport(t *testing.T) {
 			if len(colors) < 20 {
 				t.Errorf("screenshot looks blank: %d colours", len(colors))
 			}
+			// Printable: Chromium prints it to a PDF.
+			var pdf struct {
+				Data string `json:"data"`
+			}
+			if err := c.call(session, "Page.printToPDF", map[string]any{"printBackground": true}, &pdf); err != nil {
+				t.Fatal(err)
+			}
+			doc, err := base64.StdEncoding.DecodeString(pdf.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(doc, []byte("%PDF-")) || len(doc) < 10000 {
+				t.Errorf("printing gave %d bytes starting %q", len(doc), doc[:min(len(doc), 8)])
+			}
 			os.WriteFile(filepath.Join(dir, tc.name+".png"), img, 0o644)
+			os.WriteFile(filepath.Join(dir, tc.name+".pdf"), doc, 0o644)
 			if tc.shot && *update {
 				// A 256-colour copy: the page is mostly flat colours, and the
 				// file a quarter of the size.

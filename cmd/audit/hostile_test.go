@@ -242,12 +242,12 @@ func (g *hostileInputs) get(t *testing.T, name string) string {
 	if p, ok := g.done[name]; ok {
 		return p
 	}
-	make := hostileGenerators[name]
-	if make == nil {
+	build := hostileGenerators[name]
+	if build == nil {
 		t.Fatalf("no generator for %q", name)
 	}
 	path := filepath.Join(g.dir, name)
-	if err := make(path); err != nil {
+	if err := build(path); err != nil {
 		t.Fatalf("generating %s: %v", name, err)
 	}
 	debug.FreeOSMemory() // the inputs are large: give their memory back
@@ -275,8 +275,9 @@ var hostileGenerators = map[string]func(path string) error{
 	"chunk-100mb.parquet": func(path string) error { return writeHostileTrace(path, bigEventRequest()) },
 	"bomb.arrow":          func(path string) error { return writeHostileTrace(path, bigEventRequest()) },
 	"bomb.arrows":         func(path string) error { return writeHostileTrace(path, bigEventRequest()) },
-	"blank-lines-64mb.parquet": func(path string) error {
-		return writeHostileTrace(path, oneChunkRequest(bytes.Repeat([]byte("\n"), 64<<20)))
+	// 32 MiB of blank lines: room for 16 million events was made up front.
+	"blank-lines-32mb.parquet": func(path string) error {
+		return writeHostileTrace(path, oneChunkRequest(bytes.Repeat([]byte("\n"), 32<<20)))
 	},
 	// A decompression bomb: 32 requests of one 32 MiB chunk each, 1 GiB
 	// once read, from a file of a few hundred KB.

@@ -80,7 +80,7 @@ Examples:
   audit report --aisbench-out /tmp/aisbench testdata/traces/basic.arrow
   audit report --stats Average,P50,P99,P99.9 --min-window 1s testdata/traces/basic.jsonl
   audit report --format csv testdata/traces/basic.jsonl
-  audit report --format html -o report.html testdata/traces/basic.jsonl
+  audit report --format html -o /tmp/report.html testdata/traces/basic.jsonl
   audit report --format markdown testdata/traces/basic.jsonl`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text, json, csv (every metric of both stages, AISBench's and sseaudit's), markdown, or html (one self-contained page with charts)"},
