@@ -167,7 +167,7 @@ func checkInput(e env, cmd *cli.Command) (*check.Input, error) {
 		if c == 0 {
 			c = run.MaxConcurrency
 		}
-		details, err := replayRecords(aisbenchReader(run), replay.AISBench, nil)
+		details, err := replayRecords(aisbenchReader(run), replayOptions(cmd, replay.AISBench), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +183,7 @@ func checkInput(e env, cmd *cli.Command) (*check.Input, error) {
 				return nil, err
 			}
 			var cached []*int64
-			recs, err := replayRecords(tr, framer, &cached)
+			recs, err := replayRecords(tr, replayOptions(cmd, framer), &cached)
 			if err != nil {
 				return nil, err
 			}
@@ -215,7 +215,7 @@ func checkInput(e env, cmd *cli.Command) (*check.Input, error) {
 			return nil, err
 		}
 		var cached []*int64
-		recs, err := replayRecords(tr, framer, &cached)
+		recs, err := replayRecords(tr, replayOptions(cmd, framer), &cached)
 		if err != nil {
 			return nil, err
 		}
@@ -277,10 +277,10 @@ func (s *sliceReader) Close() error            { return nil }
 // replayRecords replays every request into the record AISBench's summarizer
 // sees; cached, when not nil, receives each request's cached prompt tokens
 // (of its last usage, AISBench's rule).
-func replayRecords(r trace.Reader, framer replay.Framer, cached *[]*int64) ([]audit.RequestRecord, error) {
+func replayRecords(r trace.Reader, opts replay.Options, cached *[]*int64) ([]audit.RequestRecord, error) {
 	var recs []audit.RequestRecord
 	sawCached := false
-	err := replayEach(r, framer, func(_ *trace.Request, res *replay.Result) error {
+	err := replayEach(r, opts, func(_ *trace.Request, res *replay.Result) error {
 		recs = append(recs, audit.RecordFromReplay(res))
 		if cached != nil {
 			var c *int64

@@ -56,7 +56,7 @@ Examples:
 			}
 			defer r.Close()
 			acc := eventAccount{Framer: framer}
-			err = replayEach(r, framer, func(req *trace.Request, res *replay.Result) error {
+			err = replayEach(r, replayOptions(cmd, framer), func(req *trace.Request, res *replay.Result) error {
 				return acc.add(req, res, cmd.Bool("per-request"))
 			})
 			if err != nil {

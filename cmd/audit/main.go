@@ -169,6 +169,7 @@ func limitFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "max-chunk-bytes", Value: d.MaxChunkBytes, Usage: "largest chunk a trace may hold"},
 		&cli.Int64Flag{Name: "max-requests", Value: d.MaxRequests, Usage: "most requests a trace may hold"},
 		&cli.Int64Flag{Name: "max-grouping-rows", Value: d.MaxGroupingRows, Usage: "most rows held in memory to group a flat file whose requests are not contiguous"},
+		&cli.Int64Flag{Name: "max-event-bytes", Value: d.MaxEventBytes, Usage: "largest event payload replay parses"},
 	}
 }
 
@@ -177,6 +178,7 @@ func limitsFrom(cmd *cli.Command) trace.Limits {
 		MaxChunkBytes:   cmd.Int64("max-chunk-bytes"),
 		MaxRequests:     cmd.Int64("max-requests"),
 		MaxGroupingRows: cmd.Int64("max-grouping-rows"),
+		MaxEventBytes:   cmd.Int64("max-event-bytes"),
 	}
 }
 

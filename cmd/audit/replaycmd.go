@@ -18,6 +18,12 @@ func framerFlag() *cli.StringFlag {
 		Usage: "how the body is cut into events: aisbench (AISBench's client to the letter) or sse (the WHATWG parser)"}
 }
 
+// replayOptions are the replay options of a command: its framer and the
+// --max-event-bytes limit.
+func replayOptions(cmd *cli.Command, f replay.Framer) replay.Options {
+	return replay.Options{Framer: f, MaxEventBytes: limitsFrom(cmd).MaxEventBytes}
+}
+
 func framerFrom(cmd *cli.Command) (replay.Framer, error) {
 	f := replay.Framer(cmd.String("framer"))
 	if f != replay.AISBench && f != replay.SSE {
@@ -28,11 +34,11 @@ func framerFrom(cmd *cli.Command) (replay.Framer, error) {
 
 // replayEach replays every request of r in trace order and hands each result
 // to fn. A request whose bytes do not add up is an error naming it.
-func replayEach(r trace.Reader, f replay.Framer, fn func(*trace.Request, *replay.Result) error) error {
+func replayEach(r trace.Reader, opts replay.Options, fn func(*trace.Request, *replay.Result) error) error {
 	var rp replay.Replayer
 	for r.Scan() {
 		req := r.Request()
-		res, err := rp.Replay(req, replay.Options{Framer: f})
+		res, err := rp.Replay(req, opts)
 		if err != nil {
 			return fmt.Errorf("%s: request %q: %w", r.Info().Path, req.RequestID, err)
 		}
@@ -83,7 +89,7 @@ Examples:
 			}
 			defer r.Close()
 			bw := bufio.NewWriter(e.stdout)
-			err = replayEach(r, framer, func(_ *trace.Request, res *replay.Result) error {
+			err = replayEach(r, replayOptions(cmd, framer), func(_ *trace.Request, res *replay.Result) error {
 				return writeReplayLine(bw, res)
 			})
 			if ferr := bw.Flush(); err == nil {

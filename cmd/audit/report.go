@@ -246,12 +246,13 @@ func buildReportWith(e env, cmd *cli.Command, cfg audit.Config, needC bool, opts
 		}
 		opts.progress.tick()
 	}
-	err = replayEach(r, framer, func(req *trace.Request, res *replay.Result) error {
+	ropts := replayOptions(cmd, framer)
+	err = replayEach(r, ropts, func(req *trace.Request, res *replay.Result) error {
 		if framer == replay.SSE {
 			add(audit.RecordFromReplay(res))
 			return nil
 		}
-		sres, err := spec.Replay(req, replay.Options{Framer: replay.SSE})
+		sres, err := spec.Replay(req, replay.Options{Framer: replay.SSE, MaxEventBytes: ropts.MaxEventBytes})
 		if err != nil {
 			return fmt.Errorf("%s: request %q: %w", path, req.RequestID, err)
 		}

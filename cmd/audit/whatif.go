@@ -104,7 +104,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			err = replayEach(r, framer, func(_ *trace.Request, res *replay.Result) error {
+			err = replayEach(r, replayOptions(cmd, framer), func(_ *trace.Request, res *replay.Result) error {
 				b.Add(audit.RecordFromReplay(res))
 				return nil
 			})
