@@ -78,24 +78,24 @@ func (r *Report) WriteITLText(w io.Writer) error {
 // without requests, and the findings about ITL.
 func (r *Report) WriteITLJSON(w io.Writer) error {
 	var doc object
-	doc.set("schema_version", ReportSchemaVersion)
+	doc.Set("schema_version", ReportSchemaVersion)
 	var stages object
 	for _, stage := range Stages {
 		st := r.Stage(stage)
 		acc := ITLAccountingJSON(st.ITL)
 		if acc == nil {
-			stages.set(string(stage), nil)
+			stages.Set(string(stage), nil)
 			continue
 		}
 		o := acc.(object)
 		if st.Err != nil {
-			o.set("aisbench_error", st.Err.Error())
+			o.Set("aisbench_error", st.Err.Error())
 		} else {
-			o.set("aisbench_error", nil)
+			o.Set("aisbench_error", nil)
 		}
-		stages.set(string(stage), o)
+		stages.Set(string(stage), o)
 	}
-	doc.set("stages", stages)
+	doc.Set("stages", stages)
 	var fs []object
 	for i, f := range r.findingsJSON() {
 		if slices.Contains(itlFindings, r.Findings[i].Code) {
@@ -105,7 +105,7 @@ func (r *Report) WriteITLJSON(w io.Writer) error {
 	if fs == nil {
 		fs = []object{}
 	}
-	doc.set("findings", fs)
+	doc.Set("findings", fs)
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
