@@ -44,7 +44,7 @@ func (r *Report) WriteITLText(w io.Writer) error {
 		titles[i] = stageTitles[stage]
 	}
 	if present {
-		writeGrid(&b, [][]string{header, row}, 2, len(r.Stats)+1, titles)
+		WriteGrid(&b, [][]string{header, row}, 2, len(r.Stats)+1, titles)
 	} else {
 		b.WriteString("AISBench prints no ITL row in either stage.\n")
 	}

@@ -218,10 +218,11 @@ func (r *Report) notes() []string {
 	return notes
 }
 
-// writeGrid aligns rows: the first `lead` columns left-aligned, the rest
+// WriteGrid aligns rows: the first `lead` columns left-aligned, the rest
 // right-aligned in groups of `group` columns separated by " | ". With titles,
-// a line above the header centres each group's title over it.
-func writeGrid(b *strings.Builder, rows [][]string, lead, group int, titles []string) {
+// a line above the header puts each group's title over it. Every text table
+// of sseaudit's is laid out by it (the what-if tables too).
+func WriteGrid(b *strings.Builder, rows [][]string, lead, group int, titles []string) {
 	writeGridColor(b, rows, lead, group, titles, false)
 }
 

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/sseaudit/sseaudit/audit"
 )
@@ -110,7 +109,7 @@ func (r *Result) writeOutcome(b *strings.Builder, o *Outcome) {
 		}
 		grid = append(grid, line)
 	}
-	writeGrid(b, grid, 2, group, titles)
+	audit.WriteGrid(b, grid, 2, group, titles)
 	if notes := outcomeNotes(o); len(notes) > 0 {
 		b.WriteString("Notes:\n")
 		for _, n := range notes {
@@ -336,7 +335,7 @@ func (r *Result) writePerRequest(b *strings.Builder) {
 		}
 		grid = append(grid, line)
 	}
-	writeGrid(b, grid, 2, 3, titles)
+	audit.WriteGrid(b, grid, 2, 3, titles)
 }
 
 func knownMs(n Number) string {
@@ -346,70 +345,3 @@ func knownMs(n Number) string {
 	return msText(n.Value)
 }
 
-// writeGrid aligns rows: the first `lead` columns left-aligned, the rest
-// right-aligned in groups of `group` columns separated by " | ". With titles,
-// a line above the header puts each group's title over it.
-func writeGrid(b *strings.Builder, rows [][]string, lead, group int, titles []string) {
-	width := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for i, cell := range row {
-			width[i] = max(width[i], utf8.RuneCountInString(cell))
-		}
-	}
-	groups := (len(width) - lead) / group
-	groupWidth := func(g int) int {
-		w := 0
-		for i := range group {
-			w += width[lead+g*group+i]
-		}
-		return w + 2*(group-1)
-	}
-	if titles != nil {
-		for g := range groups {
-			if extra := utf8.RuneCountInString(titles[g]) - groupWidth(g); extra > 0 {
-				width[lead+g*group+group-1] += extra
-			}
-		}
-	}
-	pad := func(s string, w int, right bool) string {
-		n := w - utf8.RuneCountInString(s)
-		if n <= 0 {
-			return s
-		}
-		if right {
-			return strings.Repeat(" ", n) + s
-		}
-		return s + strings.Repeat(" ", n)
-	}
-	leadWidth := 0
-	for i := range lead {
-		leadWidth += width[i] + 2
-	}
-	if titles != nil {
-		line := strings.Repeat(" ", leadWidth)
-		for g := range groups {
-			if g > 0 {
-				line += " | "
-			}
-			line += pad(titles[g], groupWidth(g), false)
-		}
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
-	}
-	for _, row := range rows {
-		var line strings.Builder
-		for i, cell := range row {
-			switch {
-			case i < lead:
-				line.WriteString(pad(cell, width[i], false) + "  ")
-			case (i-lead)%group == 0:
-				if i > lead {
-					line.WriteString(" | ")
-				}
-				line.WriteString(pad(cell, width[i], true))
-			default:
-				line.WriteString("  " + pad(cell, width[i], true))
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-	}
-}
