@@ -44,6 +44,7 @@ Examples (they need a client; run them by hand):
   $ curl -N http://127.0.0.1:8000/v1/chat/completions -d '{"messages":[{"role":"user","content":"hi"}],"stream":true}'`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8000", Usage: "address to listen on (port 0: any free port; the address is printed)"},
+			&cli.IntFlag{Name: "max-connections", Value: 1024, Usage: "connections served at once; more wait until one closes"},
 			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "replay speed: 2 sends every read twice as soon"},
 			&cli.BoolFlag{Name: "match", Usage: "answer each request with the stream whose prompt matches (needs a prompt column)"},
 			&cli.BoolFlag{Name: "once", Usage: "exit when every stream has been served and answered"},
@@ -72,10 +73,14 @@ Examples (they need a client; run them by hand):
 			if err != nil {
 				return err
 			}
+			if cmd.Int("max-connections") < 1 {
+				return usagef("serve: --max-connections %d: want a positive number", cmd.Int("max-connections"))
+			}
 			ln, err := net.Listen("tcp", cmd.String("listen"))
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
+			ln = serve.LimitListener(ln, cmd.Int("max-connections"))
 			addr := ln.Addr().(*net.TCPAddr)
 			if !addr.IP.IsLoopback() {
 				fmt.Fprintf(e.stderr, "serve: warning: listening on %s, not a loopback address: anyone who can reach it gets the trace\n", addr)
