@@ -17,7 +17,7 @@ type schemaValidator struct {
 	schema *jsonschema.Schema
 }
 
-func loadReportSchema(t *testing.T) *schemaValidator {
+func loadReportSchema(t testing.TB) *schemaValidator {
 	t.Helper()
 	f, err := os.Open(reportSchemaPath)
 	if err != nil {
@@ -47,7 +47,7 @@ func (v *schemaValidator) validate(doc any) error {
 	return v.schema.Validate(doc)
 }
 
-func decodeWithNumbers(t *testing.T, data []byte) any {
+func decodeWithNumbers(t testing.TB, data []byte) any {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
