@@ -153,7 +153,8 @@ func (b *Builder) Finalize() (*Report, error) {
 	var kept []int
 	for i := range b.requests {
 		if successFlags[i] {
-			facts[i] = factsOf(&b.requests[i])
+			// successes holds the successful requests in the same order.
+			facts[i] = factsOf(&b.requests[i], successes[len(kept)].intervals)
 			kept = append(kept, i)
 		}
 	}
@@ -289,6 +290,9 @@ func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dat
 	speed := make([]float64, n)
 	prefill := make([]float64, n)
 	var itl []float64
+	if k := pooledLen(len(reqs), func(i int) []float64 { return reqs[i].intervals }); k > 0 {
+		itl = make([]float64, 0, k) // one allocation for the pool
+	}
 	var firstIntervals []float64
 	haveIntervals := false
 	decodeCount := 0
@@ -459,4 +463,13 @@ func pyMin(xs []float64) float64 {
 		}
 	}
 	return m
+}
+
+// pooledLen is the summed length of n slices: the capacity of their pool.
+func pooledLen(n int, slice func(i int) []float64) int {
+	k := 0
+	for i := range n {
+		k += len(slice(i))
+	}
+	return k
 }

@@ -415,6 +415,12 @@ func distributionPair(st *StageResult, facts []requestFacts) *DistributionPair {
 		return nil
 	}
 	var itl, content, itlMeans, contentMeans []float64
+	if k := pooledLen(len(st.Requests), func(i int) []float64 { return facts[st.Requests[i]].intervals }); k > 0 {
+		itl = make([]float64, 0, k) // one allocation for each pool
+	}
+	if k := pooledLen(len(st.Requests), func(i int) []float64 { return facts[st.Requests[i]].contentGaps }); k > 0 {
+		content = make([]float64, 0, k)
+	}
 	itlN, contentN := 0, 0
 	for _, idx := range st.Requests {
 		fa := facts[idx]

@@ -257,33 +257,46 @@ type requestFacts struct {
 	tokens                []float64 // per output event, when tokensKnown
 }
 
-func factsOf(rec *RequestRecord) requestFacts {
+// factsOf derives a request's facts; intervals is np.diff(tp[1:]) as
+// Finalize already computed it (nil for <= 2 time points). The gap slices
+// share it when every event counts, and are read only.
+func factsOf(rec *RequestRecord, intervals []float64) requestFacts {
 	tp := rec.TimePoints
-	var f requestFacts
-	if len(tp) > 2 {
-		f.intervals = NumpyDiff(tp[1:])
-	}
+	f := requestFacts{intervals: intervals}
 	if rec.Events == nil || len(rec.Events) != len(tp)-1 {
 		return f
 	}
 	f.events = true
-	var content, text []float64
-	for i, e := range rec.Events {
-		t := tp[i+1]
+	nContent, nText := 0, 0
+	for _, e := range rec.Events {
 		if e.HasContent() {
-			content = append(content, t)
+			nContent++
 		}
 		if e.HasText() {
-			text = append(text, t)
+			nText++
 		}
 	}
-	if len(content) > 0 {
-		f.hasContent, f.ttfContent = true, content[0]-tp[0]
-		f.contentGaps = NumpyDiff(content)
+	// gaps is np.diff of the time points of the events keep selects (n of
+	// them, at least one), and the first of those points.
+	gaps := func(n int, keep func(EventRecord) bool) (float64, []float64) {
+		if n == len(rec.Events) && len(tp) > 2 {
+			return tp[1], intervals // every event: np.diff(tp[1:]) itself
+		}
+		ts := make([]float64, 0, n)
+		for i, e := range rec.Events {
+			if keep(e) {
+				ts = append(ts, tp[i+1])
+			}
+		}
+		return ts[0], NumpyDiff(ts)
 	}
-	if len(text) > 0 {
-		f.hasText, f.ttfText = true, text[0]-tp[0]
-		f.textGaps = NumpyDiff(text)
+	if nContent > 0 {
+		first, g := gaps(nContent, EventRecord.HasContent)
+		f.hasContent, f.ttfContent, f.contentGaps = true, first-tp[0], g
+	}
+	if nText > 0 {
+		first, g := gaps(nText, EventRecord.HasText)
+		f.hasText, f.ttfText, f.textGaps = true, first-tp[0], g
 	}
 	if eventTokensKnown(rec.Events) {
 		f.tokensKnown = true
@@ -304,6 +317,9 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 	// ITL accounting.
 	acc := &ITLAccounting{Requests: len(st.Requests), InAISBenchTable: st.Metric(MetricITL) != nil}
 	var pooled, means, perRequest []float64
+	if k := pooledLen(len(st.Requests), func(i int) []float64 { return facts[st.Requests[i]].intervals }); k > 0 {
+		pooled = make([]float64, 0, k) // one allocation for the pool
+	}
 	samples := map[Metric][]float64{}
 	n := map[Metric]int{}
 	withEvents := 0

@@ -101,6 +101,7 @@ func RecordFromReplays(req *trace.Request, ais, spec *replay.Result) RequestReco
 	}
 	var body []byte
 	if req != nil {
+		body = make([]byte, 0, req.BodyBytes())
 		for _, c := range req.Chunks {
 			body = append(body, c.Data...)
 		}
@@ -111,8 +112,9 @@ func RecordFromReplays(req *trace.Request, ais, spec *replay.Result) RequestReco
 		}
 		block := body[e.Start:e.End]
 		data, fields := 0, 0
-		for i, line := range bytes.Split(block, []byte("\n")) {
-			line = bytes.TrimLeft(bytes.TrimSuffix(line, []byte("\r")), " \t")
+		i := 0
+		for line := range bytes.Lines(block) {
+			line = bytes.TrimLeft(bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r")), " \t")
 			switch {
 			case bytes.HasPrefix(line, []byte("data:")):
 				data++
@@ -123,6 +125,7 @@ func RecordFromReplays(req *trace.Request, ais, spec *replay.Result) RequestReco
 					}
 				}
 			}
+			i++
 		}
 		switch {
 		case e.Class == replay.ClassComment:

@@ -3,6 +3,7 @@ package audit
 import (
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // sortFloats sorts xs ascending with NaN last, as numpy's sort orders them.
@@ -50,9 +51,14 @@ func keyFloat(k uint64) float64 {
 }
 
 // radixSortFloats sorts NaN-free xs with four passes of 16-bit digits,
-// skipping passes whose digit is the same for every value.
+// skipping passes whose digit is the same for every value. The keys are
+// made in xs's own memory (a float64 and its uint64 key have the same size),
+// so only one buffer of len(xs) is allocated.
 func radixSortFloats(xs []float64) {
-	keys := make([]uint64, len(xs))
+	if len(xs) == 0 {
+		return
+	}
+	keys := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(xs))), len(xs))
 	for i, x := range xs {
 		keys[i] = floatKey(x)
 	}

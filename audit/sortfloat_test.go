@@ -57,6 +57,17 @@ func TestSortFloatsLarge(t *testing.T) {
 	}
 }
 
+// TestSortFloatsAllNaN: a slice long enough for the radix sort, of NaNs
+// only, leaves nothing for it to sort (it used to index an empty slice).
+func TestSortFloatsAllNaN(t *testing.T) {
+	xs := make([]float64, 600)
+	for i := range xs {
+		xs[i] = math.NaN()
+	}
+	checkSortFloats(t, xs)
+	checkSortFloats(t, append(xs, 1, -1)) // and with two values to sort
+}
+
 func FuzzSortFloats(f *testing.F) {
 	f.Add(make([]byte, 8*600))
 	f.Fuzz(func(t *testing.T, raw []byte) {

@@ -39,6 +39,7 @@ type classifier struct {
 	// Replay turns it into an error.
 	maxBytes int64
 	over     int64
+	memo     *VerdictMemo // Options.Memo, nil for none
 }
 
 // verdict is what the classifier says about one payload.
@@ -65,6 +66,18 @@ func isDone(payload []byte) bool {
 }
 
 func (c *classifier) classify(payload []byte) verdict {
+	if c.memo == nil || (c.maxBytes > 0 && int64(len(payload)) > c.maxBytes) {
+		return c.classifyBytes(payload) // a payload over the limit is recorded in over
+	}
+	if v, ok := c.memo.get(payload); ok {
+		return v
+	}
+	v := c.classifyBytes(payload)
+	c.memo.put(payload, v)
+	return v
+}
+
+func (c *classifier) classifyBytes(payload []byte) verdict {
 	if isDone(payload) {
 		return verdict{class: ClassDone}
 	}

@@ -191,6 +191,10 @@ type Options struct {
 	// memory in proportion to the payload, many times over. 0 means
 	// DefaultMaxEventBytes; a negative value means no limit.
 	MaxEventBytes int64
+	// Memo, when set, classifies a payload it holds from memory and
+	// remembers the others: share one between the replays of the same
+	// request with both framers (and Reset it between requests).
+	Memo *VerdictMemo
 }
 
 // DefaultMaxEventBytes is the largest event payload Replay classifies unless
@@ -234,7 +238,7 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("replay: request %q: unknown framer %q (want %q or %q)", req.RequestID, framer, AISBench, SSE)
 	}
 	res := &Result{RequestID: req.RequestID, Framer: framer}
-	r.cls.maxBytes, r.cls.over = opt.MaxEventBytes, 0
+	r.cls.maxBytes, r.cls.over, r.cls.memo = opt.MaxEventBytes, 0, opt.Memo
 	if r.cls.maxBytes == 0 {
 		r.cls.maxBytes = DefaultMaxEventBytes
 	}

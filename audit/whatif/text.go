@@ -344,4 +344,3 @@ func knownMs(n Number) string {
 	}
 	return msText(n.Value)
 }
-

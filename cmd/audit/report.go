@@ -238,25 +238,41 @@ func buildReportWith(e env, cmd *cli.Command, cfg audit.Config, needC bool, opts
 		}
 	}
 	b := audit.NewBuilder(cfg)
-	var spec replay.Replayer
-	add := func(rec audit.RequestRecord) {
+	ropts := replayOptions(cmd, framer)
+	sopts := replay.Options{Framer: replay.SSE, MaxEventBytes: ropts.MaxEventBytes}
+	rpath := r.Info().Path
+	// Each request is replayed on its own (with AISBench's framer, and with
+	// the sse framer for the framing facts), in parallel; the records come
+	// back in trace order.
+	newWork := func() func(*trace.Request) (audit.RequestRecord, error) {
+		var rp, spec replay.Replayer
+		var memo replay.VerdictMemo // each payload both framers cut alike is parsed once
+		ropts, sopts := ropts, sopts
+		if framer != replay.SSE {
+			ropts.Memo, sopts.Memo = &memo, &memo
+		}
+		return func(req *trace.Request) (audit.RequestRecord, error) {
+			memo.Reset()
+			res, err := rp.Replay(req, ropts)
+			if err != nil {
+				return audit.RequestRecord{}, fmt.Errorf("%s: request %q: %w", rpath, req.RequestID, err)
+			}
+			if framer == replay.SSE {
+				return audit.RecordFromReplay(res), nil
+			}
+			sres, err := spec.Replay(req, sopts)
+			if err != nil {
+				return audit.RequestRecord{}, fmt.Errorf("%s: request %q: %w", path, req.RequestID, err)
+			}
+			return audit.RecordFromReplays(req, res, sres), nil
+		}
+	}
+	err = mapOrdered(r, newWork, func(rec audit.RequestRecord) error {
 		b.Add(rec)
 		if opts.add != nil {
 			opts.add(rec)
 		}
 		opts.progress.tick()
-	}
-	ropts := replayOptions(cmd, framer)
-	err = replayEach(r, ropts, func(req *trace.Request, res *replay.Result) error {
-		if framer == replay.SSE {
-			add(audit.RecordFromReplay(res))
-			return nil
-		}
-		sres, err := spec.Replay(req, replay.Options{Framer: replay.SSE, MaxEventBytes: ropts.MaxEventBytes})
-		if err != nil {
-			return fmt.Errorf("%s: request %q: %w", path, req.RequestID, err)
-		}
-		add(audit.RecordFromReplays(req, res, sres))
 		return nil
 	})
 	if err != nil {

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# compare.sh: audit report against DuckDB on the same generated trace.
+#
+# Generates a chat trace with `audit gen` into a temporary directory, then runs,
+# alternating the tools, RUNS times each:
+#   scan      DuckDB: count and summed size of every read (the unnested chunks)
+#   classify  DuckDB: the body cut on blank lines, each data: event classified
+#             in SQL (json_extract_string of delta.content, choices length)
+#   report    audit report (text)
+# and prints the median wall and user CPU, the peak RSS, and the ratios of
+# audit report to each DuckDB query. Measured with /usr/bin/time.
+#
+# Environment:
+#   SSEAUDIT_NODE_MODULES  node_modules holding @duckdb/node-api
+#                          (default $HOME/.cache/sseaudit-node/node_modules)
+#   RUNS                   runs of each tool (default 5)
+#   REQUESTS, OUTPUT_TOKENS, CONCURRENCY, SEED
+#                          the trace (default 20000, 256, 64, 1: about 1 GB of body)
+#   AUDIT                  an audit binary to use instead of building ./cmd/audit
+#   KEEP=1                 keep the temporary directory
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+nm=${SSEAUDIT_NODE_MODULES:-$HOME/.cache/sseaudit-node/node_modules}
+runs=${RUNS:-5}
+requests=${REQUESTS:-20000}
+tokens=${OUTPUT_TOKENS:-256}
+concurrency=${CONCURRENCY:-64}
+seed=${SEED:-1}
+
+if [[ ! -d $nm/@duckdb/node-api ]]; then
+	echo "compare.sh: no @duckdb/node-api in $nm (set SSEAUDIT_NODE_MODULES)" >&2
+	exit 2
+fi
+if [[ ! -x /usr/bin/time ]]; then
+	echo "compare.sh: needs GNU time at /usr/bin/time" >&2
+	exit 2
+fi
+if ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
+	echo "compare.sh: RUNS=$runs: want a positive number" >&2
+	exit 2
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sseaudit-compare.XXXXXX")
+if [[ ${KEEP:-0} == 1 ]]; then
+	echo "compare.sh: keeping $tmp" >&2
+else
+	trap 'rm -rf "$tmp"' EXIT
+fi
+
+audit=${AUDIT:-}
+if [[ -z $audit ]]; then
+	(cd "$repo" && go build -o "$tmp/audit" ./cmd/audit)
+	audit=$tmp/audit
+fi
+
+trace=$tmp/trace.parquet
+"$audit" gen --profile chat --requests "$requests" --output-tokens "$tokens" \
+	--concurrency "$concurrency" --seed "$seed" -o "$trace"
+
+cat >"$tmp/query.cjs" <<'JS'
+// node query.cjs SQL: runs one query in an in-memory DuckDB, prints its rows.
+const { DuckDBInstance } = require('@duckdb/node-api');
+(async () => {
+  const db = await DuckDBInstance.create(':memory:');
+  const con = await db.connect();
+  const r = await con.runAndReadAll(process.argv[2]);
+  console.log(JSON.stringify(r.getRowObjectsJS(), (k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+})().catch((e) => { console.error(e); process.exit(1); });
+JS
+
+scan_sql="SELECT count(*), sum(octet_length(ch.data)) FROM (SELECT unnest(chunks) AS ch FROM '$trace')"
+classify_sql="WITH body AS (
+  SELECT array_to_string(list_transform(chunks, c -> decode(c.data)), '') AS b FROM '$trace'),
+blocks AS (SELECT unnest(string_split(b, chr(10) || chr(10))) AS blk FROM body),
+ev AS (SELECT substr(blk, 7) AS p FROM blocks WHERE starts_with(blk, 'data: '))
+SELECT CASE
+  WHEN p = '[DONE]' THEN 'done'
+  WHEN coalesce(json_array_length(p, '\$.choices'), 0) = 0 THEN 'no_choices'
+  WHEN coalesce(json_extract_string(p, '\$.choices[0].delta.content'), '') <> '' THEN 'content'
+  ELSE 'other' END AS class, count(*) AS events
+FROM ev GROUP BY class ORDER BY class"
+
+# measure TOOL RUN: one run, its wall, user and RSS appended to $tmp/TOOL.
+measure() {
+	local tool=$1 out=$tmp/$1.out
+	local cmd
+	case $tool in
+	scan) cmd=(env NODE_PATH="$nm" node "$tmp/query.cjs" "$scan_sql") ;;
+	classify) cmd=(env NODE_PATH="$nm" node "$tmp/query.cjs" "$classify_sql") ;;
+	report) cmd=("$audit" report --color never "$trace") ;;
+	esac
+	if ! /usr/bin/time -f '%e %U %M' -o "$tmp/time" "${cmd[@]}" >"$out" 2>"$tmp/$tool.err"; then
+		echo "compare.sh: $tool failed:" >&2
+		cat "$tmp/$tool.err" >&2
+		exit 1
+	fi
+	tail -n 1 "$tmp/time" >>"$tmp/$tool.times"
+}
+
+for ((i = 1; i <= runs; i++)); do
+	for tool in scan classify report; do
+		measure "$tool"
+	done
+done
+echo "scan:     $(cat "$tmp/scan.out")"
+echo "classify: $(cat "$tmp/classify.out")"
+
+# median FILE COLUMN
+median() {
+	sort -g -k "$2,$2" "$1" | awk -v c="$2" '{v[NR] = $c} END {
+		if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+peak() { sort -g -k 3,3 "$1" | tail -n 1 | awk '{printf "%.0f", $3 / 1024}'; }
+
+printf '\n%d runs each, %s requests of %s output tokens\n' "$runs" "$requests" "$tokens"
+printf '%-10s %10s %10s %14s\n' tool "wall s" "user s" "peak RSS MiB"
+for tool in scan classify report; do
+	printf '%-10s %10s %10s %14s\n' "$tool" "$(median "$tmp/$tool.times" 1)" "$(median "$tmp/$tool.times" 2)" "$(peak "$tmp/$tool.times")"
+done
+rw=$(median "$tmp/report.times" 1)
+sw=$(median "$tmp/scan.times" 1)
+cw=$(median "$tmp/classify.times" 1)
+awk -v r="$rw" -v s="$sw" -v c="$cw" 'BEGIN {
+	printf "\nreport / scan wall:     %.2f  (target <= 3)\n", r / s
+	printf "classify / report wall: %.2f  (target >= 5)\n", c / r }'
