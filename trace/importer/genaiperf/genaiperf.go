@@ -29,6 +29,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/sseaudit/sseaudit/internal/openaibody"
 	"github.com/sseaudit/sseaudit/trace"
 )
 
@@ -251,46 +252,5 @@ func payloadPrompt(inputs json.RawMessage) string {
 	if json.Unmarshal(inputs, &in) != nil || len(in.Payload) == 0 {
 		return ""
 	}
-	body := []byte(in.Payload)
-	var s string
-	if json.Unmarshal(in.Payload, &s) == nil {
-		body = []byte(s)
-	}
-	var b struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Prompt json.RawMessage `json:"prompt"`
-	}
-	if json.Unmarshal(body, &b) != nil {
-		return ""
-	}
-	for i := len(b.Messages) - 1; i >= 0; i-- {
-		if b.Messages[i].Role != "user" {
-			continue
-		}
-		var c string
-		if json.Unmarshal(b.Messages[i].Content, &c) == nil {
-			return c
-		}
-		var parts []struct {
-			Type, Text string
-		}
-		if json.Unmarshal(b.Messages[i].Content, &parts) == nil {
-			var t bytes.Buffer
-			for _, p := range parts {
-				if p.Type == "text" {
-					t.WriteString(p.Text)
-				}
-			}
-			return t.String()
-		}
-		return ""
-	}
-	var p string
-	if json.Unmarshal(b.Prompt, &p) == nil {
-		return p
-	}
-	return ""
+	return openaibody.Prompt(in.Payload)
 }
