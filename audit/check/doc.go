@@ -2,10 +2,10 @@
 // and <ds>.json — with the report recomputed from the run's own data, cell by
 // cell, and lints it.
 //
-//	in := &check.Input{Reported: ..., Records: ...} // the files and the requests
-//	res, err := check.Run(in, check.Options{...})   // recompute, compare, lint
-//	res.WriteText(w)                                 // or WriteJSON
-//	if res.Discrepant() { ... }                      // audit check exits 3
+//	in := check.Input{Reported: ..., Records: ...}  // the files and the requests
+//	res, err := check.Run(in, check.Options{...}) // recompute, compare, lint
+//	res.WriteText(w)                               // or WriteJSON
+//	if res.Discrepant() { ... }                    // audit check exits 3
 //
 // The recomputed files are rendered by the audit package's own AISBench
 // writers (byte for byte what AISBench writes), so a cell differs only when
