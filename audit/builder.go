@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/sseaudit/sseaudit/replay"
 )
 
 // RequestRecord is one request as AISBench's summarizer sees it.
@@ -41,8 +43,33 @@ type Config struct {
 // Builder accumulates requests in trace order; Finalize computes the report.
 type Builder struct {
 	cfg      Config
-	requests []RequestRecord
+	requests []storedRecord
 }
+
+// storedRecord is a RequestRecord as the Builder keeps it until Finalize: the
+// same fields, with each event reduced to what Finalize reads (storedEvent).
+type storedRecord struct {
+	ID           string
+	Success      bool
+	TimePoints   []float64 // exactly as added: AISBench's arithmetic reads them
+	InputTokens  *int64
+	OutputTokens *int64
+	Events       []storedEvent
+	Spec         *SpecView
+}
+
+// storedEvent is what Finalize reads of an EventRecord: its class, its token
+// count and whether it has content or text; 16 bytes against 40 (the arrival
+// time and the byte counts are not read).
+type storedEvent struct {
+	Tokens  int64
+	Class   replay.Class
+	content bool // ContentBytes > 0
+	text    bool // ContentBytes > 0 || ReasoningBytes > 0
+}
+
+func (e storedEvent) HasContent() bool { return e.content }
+func (e storedEvent) HasText() bool    { return e.text }
 
 // NewBuilder returns an empty Builder.
 func NewBuilder(cfg Config) *Builder {
@@ -54,21 +81,26 @@ func NewBuilder(cfg Config) *Builder {
 // Add records one request. Requests must come in trace order (AISBench's
 // details order); the record is copied.
 func (b *Builder) Add(rec RequestRecord) {
-	rec.TimePoints = slices.Clone(rec.TimePoints)
-	rec.Events = slices.Clone(rec.Events)
+	st := storedRecord{ID: rec.ID, Success: rec.Success, TimePoints: slices.Clone(rec.TimePoints)}
+	if rec.Events != nil {
+		st.Events = make([]storedEvent, len(rec.Events))
+		for i, e := range rec.Events {
+			st.Events[i] = storedEvent{Tokens: e.Tokens, Class: e.Class, content: e.HasContent(), text: e.HasText()}
+		}
+	}
 	if rec.Spec != nil {
 		v := *rec.Spec
-		rec.Spec = &v
+		st.Spec = &v
 	}
 	if rec.InputTokens != nil {
 		v := *rec.InputTokens
-		rec.InputTokens = &v
+		st.InputTokens = &v
 	}
 	if rec.OutputTokens != nil {
 		v := *rec.OutputTokens
-		rec.OutputTokens = &v
+		st.OutputTokens = &v
 	}
-	b.requests = append(b.requests, rec)
+	b.requests = append(b.requests, st)
 }
 
 // perRequest is what _calc_perf_data derives from a successful request's time
@@ -80,6 +112,7 @@ type perRequest struct {
 	latency   float64
 	ttft      float64
 	intervals []float64 // np.diff(tp[1:]); nil for <= 2 time points
+	off       int       // where intervals starts in Finalize's arena of all of them
 	input     *int64
 	output    *int64
 	id        string
@@ -99,6 +132,15 @@ func (b *Builder) Finalize() (*Report, error) {
 	// for successful requests only: two lists of different lengths.
 	successFlags := make([]bool, len(b.requests))
 	var successes []perRequest
+	// Every successful request's intervals, in trace order, in one arena: a
+	// stage whose requests are consecutive there pools them without a copy.
+	arenaLen := 0
+	for _, rec := range b.requests {
+		if rec.Success && len(rec.TimePoints) > 2 {
+			arenaLen += len(rec.TimePoints) - 2
+		}
+	}
+	arena := make([]float64, 0, arenaLen)
 	var nanErr error
 	for i, rec := range b.requests {
 		ok := rec.Success && len(rec.TimePoints) >= 2
@@ -123,7 +165,12 @@ func (b *Builder) Finalize() (*Report, error) {
 			input:   rec.InputTokens, output: rec.OutputTokens,
 		}
 		if len(tp) > 2 {
-			pr.intervals = NumpyDiff(tp[1:])
+			// NumpyDiff(tp[1:]), written into the arena.
+			pr.off = len(arena)
+			for j := 2; j < len(tp); j++ {
+				arena = append(arena, tp[j]-tp[j-1])
+			}
+			pr.intervals = arena[pr.off:len(arena):len(arena)]
 		}
 		successes = append(successes, pr)
 	}
@@ -131,7 +178,7 @@ func (b *Builder) Finalize() (*Report, error) {
 	rep.Requests.Succeeded = len(successes)
 	rep.Requests.Failed = len(b.requests) - len(successes)
 
-	c := stageCalc{stats: stats, maxConcurrency: b.cfg.MaxConcurrency, successFlags: successFlags, successes: successes}
+	c := stageCalc{stats: stats, maxConcurrency: b.cfg.MaxConcurrency, successFlags: successFlags, successes: successes, arena: arena}
 	rep.Total = &StageResult{Stage: StageTotal}
 	rep.Stable = &StageResult{Stage: StageStable}
 	switch {
@@ -171,6 +218,7 @@ type stageCalc struct {
 	maxConcurrency int
 	successFlags   []bool // every request, trace order
 	successes      []perRequest
+	arena          []float64 // every successes[i].intervals, in order
 }
 
 // total is DefaultPerfMetricCalculator: every successful request.
@@ -290,8 +338,27 @@ func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dat
 	speed := make([]float64, n)
 	prefill := make([]float64, n)
 	var itl []float64
-	if k := pooledLen(len(reqs), func(i int) []float64 { return reqs[i].intervals }); k > 0 {
-		itl = make([]float64, 0, k) // one allocation for the pool
+	// The pool is a piece of the arena when the requests' intervals are
+	// consecutive there (every request of a stage, in order): no copy.
+	copyITL := false
+	start, end := -1, -1
+	for _, r := range reqs {
+		if len(r.intervals) == 0 {
+			continue
+		}
+		if start < 0 {
+			start = r.off
+		} else if r.off != end {
+			copyITL = true
+			break
+		}
+		end = r.off + len(r.intervals)
+	}
+	switch {
+	case copyITL:
+		itl = make([]float64, 0, pooledLen(len(reqs), func(i int) []float64 { return reqs[i].intervals })) // one allocation for the pool
+	case start >= 0:
+		itl = c.arena[start:end:end]
 	}
 	var firstIntervals []float64
 	haveIntervals := false
@@ -314,7 +381,9 @@ func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dat
 			if !haveIntervals {
 				firstIntervals, haveIntervals = r.intervals, true
 			}
-			itl = append(itl, r.intervals...)
+			if copyITL {
+				itl = append(itl, r.intervals...)
+			}
 		}
 		if anyNonzero(r.intervals) {
 			decodeCount++

@@ -415,24 +415,35 @@ func distributionPair(st *StageResult, facts []requestFacts) *DistributionPair {
 		return nil
 	}
 	var itl, content, itlMeans, contentMeans []float64
-	if k := pooledLen(len(st.Requests), func(i int) []float64 { return facts[st.Requests[i]].intervals }); k > 0 {
+	// The pools are the stage's ITL and ContentUpdateInterval values when it
+	// has them (the same requests, the same order); else they are built here.
+	copyITL, copyContent := true, true
+	if m := st.Metric(MetricITL); m != nil {
+		itl, copyITL = m.Values, false
+	} else if k := pooledLen(len(st.Requests), func(i int) []float64 { return facts[st.Requests[i]].intervals }); k > 0 {
 		itl = make([]float64, 0, k) // one allocation for each pool
 	}
-	if k := pooledLen(len(st.Requests), func(i int) []float64 { return facts[st.Requests[i]].contentGaps }); k > 0 {
+	if i := slices.IndexFunc(st.SSE, func(m MetricResult) bool { return m.Name == MetricContentUpdateInterval }); i >= 0 {
+		content, copyContent = st.SSE[i].Values, false
+	} else if k := pooledLen(len(st.Requests), func(i int) []float64 { return facts[st.Requests[i]].contentGaps }); k > 0 {
 		content = make([]float64, 0, k)
 	}
 	itlN, contentN := 0, 0
 	for _, idx := range st.Requests {
 		fa := facts[idx]
 		if len(fa.intervals) > 0 {
-			itl = append(itl, fa.intervals...)
+			if copyITL {
+				itl = append(itl, fa.intervals...)
+			}
 			itlMeans = append(itlMeans, NumpyMean(fa.intervals))
 			if anyNonzero(fa.intervals) {
 				itlN++
 			}
 		}
 		if len(fa.contentGaps) > 0 {
-			content = append(content, fa.contentGaps...)
+			if copyContent {
+				content = append(content, fa.contentGaps...)
+			}
 			contentMeans = append(contentMeans, NumpyMean(fa.contentGaps))
 			contentN++
 		}

@@ -229,11 +229,11 @@ type WindowedThroughput struct {
 }
 
 // outputEvent says whether an event is output a user sees: text or tool calls.
-func outputEvent(e EventRecord) bool { return e.HasText() || e.Class == replay.ClassToolCall }
+func outputEvent(e storedEvent) bool { return e.HasText() || e.Class == replay.ClassToolCall }
 
 // eventTokensKnown says whether every output event of a request carries its
 // own token count (events without text or tool calls carry none unless they say so).
-func eventTokensKnown(evs []EventRecord) bool {
+func eventTokensKnown(evs []storedEvent) bool {
 	any := false
 	for _, e := range evs {
 		if outputEvent(e) {
@@ -259,8 +259,10 @@ type requestFacts struct {
 
 // factsOf derives a request's facts; intervals is np.diff(tp[1:]) as
 // Finalize already computed it (nil for <= 2 time points). The gap slices
-// share it when every event counts, and are read only.
-func factsOf(rec *RequestRecord, intervals []float64) requestFacts {
+// share it when every event counts (or are a piece of it when the events
+// counted are consecutive), text gaps are the content gaps when the same
+// events count, and all are read only.
+func factsOf(rec *storedRecord, intervals []float64) requestFacts {
 	tp := rec.TimePoints
 	f := requestFacts{intervals: intervals}
 	if rec.Events == nil || len(rec.Events) != len(tp)-1 {
@@ -278,9 +280,18 @@ func factsOf(rec *RequestRecord, intervals []float64) requestFacts {
 	}
 	// gaps is np.diff of the time points of the events keep selects (n of
 	// them, at least one), and the first of those points.
-	gaps := func(n int, keep func(EventRecord) bool) (float64, []float64) {
+	gaps := func(n int, keep func(storedEvent) bool) (float64, []float64) {
 		if n == len(rec.Events) && len(tp) > 2 {
 			return tp[1], intervals // every event: np.diff(tp[1:]) itself
+		}
+		if len(tp) > 2 {
+			// A contiguous run of events lo..hi: its gaps are intervals[lo:hi]
+			// (np.diff of tp[lo+1:hi+2], the same subtractions), read only.
+			lo := slices.IndexFunc(rec.Events, keep)
+			hi := lo + n - 1
+			if hi < len(rec.Events) && !slices.ContainsFunc(rec.Events[lo:hi+1], func(e storedEvent) bool { return !keep(e) }) {
+				return tp[lo+1], intervals[lo:hi:hi]
+			}
 		}
 		ts := make([]float64, 0, n)
 		for i, e := range rec.Events {
@@ -291,11 +302,14 @@ func factsOf(rec *RequestRecord, intervals []float64) requestFacts {
 		return ts[0], NumpyDiff(ts)
 	}
 	if nContent > 0 {
-		first, g := gaps(nContent, EventRecord.HasContent)
+		first, g := gaps(nContent, storedEvent.HasContent)
 		f.hasContent, f.ttfContent, f.contentGaps = true, first-tp[0], g
 	}
-	if nText > 0 {
-		first, g := gaps(nText, EventRecord.HasText)
+	if nText > 0 && nText == nContent {
+		// Content implies text: the same events, the same gaps (shared).
+		f.hasText, f.ttfText, f.textGaps = true, f.ttfContent, f.contentGaps
+	} else if nText > 0 {
+		first, g := gaps(nText, storedEvent.HasText)
 		f.hasText, f.ttfText, f.textGaps = true, first-tp[0], g
 	}
 	if eventTokensKnown(rec.Events) {
@@ -317,18 +331,59 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 	// ITL accounting.
 	acc := &ITLAccounting{Requests: len(st.Requests), InAISBenchTable: st.Metric(MetricITL) != nil}
 	var pooled, means, perRequest []float64
-	if k := pooledLen(len(st.Requests), func(i int) []float64 { return facts[st.Requests[i]].intervals }); k > 0 {
+	// The pool of intervals is AISBench's ITL values (the same requests in the
+	// same order) when the stage has them. The content and text gap pools are
+	// that pool itself when every request's gaps are its intervals (every event
+	// carries content or text), and the text gap pool is the content gap pool
+	// when every request's text gaps are its content gaps. Shared pools are
+	// read only.
+	shareContent, shareText, textIsContent := true, true, true
+	for _, idx := range st.Requests {
+		f := &facts[idx]
+		shareContent = shareContent && sameSlice(f.contentGaps, f.intervals)
+		shareText = shareText && sameSlice(f.textGaps, f.intervals)
+		textIsContent = textIsContent && sameSlice(f.textGaps, f.contentGaps)
+	}
+	fillPooled := true
+	if m := st.Metric(MetricITL); m != nil {
+		pooled, fillPooled = m.Values, false
+	} else if k := pooledLen(len(st.Requests), func(i int) []float64 { return facts[st.Requests[i]].intervals }); k > 0 {
 		pooled = make([]float64, 0, k) // one allocation for the pool
 	}
 	samples := map[Metric][]float64{}
 	n := map[Metric]int{}
+	{
+		// Each pool allocated once at its final size, not grown by doubling.
+		var nc, nt, nk int
+		for _, idx := range st.Requests {
+			f := &facts[idx]
+			nc += len(f.contentGaps)
+			nt += len(f.textGaps)
+			if f.tokensKnown {
+				nk += len(f.tokens)
+			}
+		}
+		if shareContent {
+			nc = 0
+		}
+		if shareText || textIsContent {
+			nt = 0
+		}
+		for m, k := range map[Metric]int{MetricContentUpdateInterval: nc, MetricTextUpdateInterval: nt, MetricTokensPerEvent: nk} {
+			if k > 0 {
+				samples[m] = make([]float64, 0, k)
+			}
+		}
+	}
 	withEvents := 0
 	for _, idx := range st.Requests {
 		f := facts[idx]
 		perRequest = append(perRequest, float64(len(f.intervals)))
 		if len(f.intervals) > 0 {
 			acc.RequestsWithIntervals++
-			pooled = append(pooled, f.intervals...)
+			if fillPooled {
+				pooled = append(pooled, f.intervals...)
+			}
 			means = append(means, NumpyMean(f.intervals))
 			zero := 0
 			for _, x := range f.intervals {
@@ -353,8 +408,16 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 				n[m]++
 			}
 		}
-		add(MetricContentUpdateInterval, len(f.contentGaps) > 0, f.contentGaps...)
-		add(MetricTextUpdateInterval, len(f.textGaps) > 0, f.textGaps...)
+		if shareContent {
+			add(MetricContentUpdateInterval, len(f.contentGaps) > 0) // counted; its samples are the pool
+		} else {
+			add(MetricContentUpdateInterval, len(f.contentGaps) > 0, f.contentGaps...)
+		}
+		if shareText || textIsContent {
+			add(MetricTextUpdateInterval, len(f.textGaps) > 0)
+		} else {
+			add(MetricTextUpdateInterval, len(f.textGaps) > 0, f.textGaps...)
+		}
 		add(MetricTTFContent, f.hasContent, f.ttfContent)
 		add(MetricTTFText, f.hasText, f.ttfText)
 		add(MetricTokensPerEvent, f.tokensKnown, f.tokens...)
@@ -369,11 +432,26 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 		acc.PerRequestMeanSeconds = NumpyMean(means)
 	}
 	st.ITL = acc
+	if shareContent && len(pooled) > 0 {
+		samples[MetricContentUpdateInterval] = pooled
+	}
+	switch {
+	case shareText && len(pooled) > 0:
+		samples[MetricTextUpdateInterval] = pooled
+	case textIsContent && !shareText:
+		samples[MetricTextUpdateInterval] = samples[MetricContentUpdateInterval]
+	}
 
+	var lastValues []float64
+	var lastStats []Statistic
 	for _, m := range SSEMetrics {
-		if len(samples[m]) > 0 {
-			st.SSE = append(st.SSE, MetricResult{Name: m, Unit: m.Unit(), Values: samples[m], N: n[m],
-				Stats: anyStatistics(rep.AllStats, samples[m])})
+		if xs := samples[m]; len(xs) > 0 {
+			// A pool shared with the previous metric has its statistics.
+			if !sameSlice(xs, lastValues) {
+				lastValues, lastStats = xs, anyStatistics(rep.AllStats, xs)
+			}
+			st.SSE = append(st.SSE, MetricResult{Name: m, Unit: m.Unit(), Values: xs, N: n[m],
+				Stats: slices.Clone(lastStats)})
 			continue
 		}
 		var why string
@@ -426,7 +504,7 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 
 // sloValue is a request's value of a per-request metric, as AISBench computes
 // it (TPOT, throughputs) or as sseaudit defines it (TTFContent, TTFText).
-func sloValue(rec *RequestRecord, f requestFacts, m Metric) (float64, bool) {
+func sloValue(rec *storedRecord, f requestFacts, m Metric) (float64, bool) {
 	tp := rec.TimePoints
 	latency, ttft := tp[len(tp)-1]-tp[0], tp[1]-tp[0]
 	out, in := rec.OutputTokens, rec.InputTokens
@@ -525,4 +603,10 @@ func (b *Builder) windowed(st *StageResult, kept []int) {
 		wt.NativeOutputTokenThroughput = &v
 	}
 	st.Windowed = wt
+}
+
+// sameSlice reports whether a and b are the same slice of the same array (or
+// both empty).
+func sameSlice(a, b []float64) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

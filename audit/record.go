@@ -37,6 +37,18 @@ func RecordFromReplay(res *replay.Result) RequestRecord {
 	if res.TimePointsNs == nil {
 		return rec // a trace of time_points_s: no events known
 	}
+	recorded := 0
+	for _, e := range res.Events {
+		if e.Recorded {
+			recorded++
+		}
+	}
+	if recorded == 0 || recorded != len(rec.TimePoints)-1 {
+		// No event (Events stays nil, as before), or time points cleared
+		// after a failure: the events stand for nothing.
+		return rec
+	}
+	rec.Events = make([]EventRecord, 0, recorded)
 	var lastUsage int64 = -1
 	for _, e := range res.Events {
 		if !e.Recorded {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -225,7 +226,12 @@ func buildReportWith(e env, cmd *cli.Command, cfg audit.Config, needC bool, opts
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	open := true
+	defer func() {
+		if open {
+			r.Close()
+		}
+	}()
 	c, err := maxConcurrency(cmd, r.Info())
 	var ue *usageError
 	if err != nil && (needC || cmd.IsSet("max-concurrency") || !errors.As(err, &ue)) {
@@ -279,6 +285,15 @@ func buildReportWith(e env, cmd *cli.Command, cfg audit.Config, needC bool, opts
 		return nil, err
 	}
 	opts.progress.phase("finalizing")
+	// Every request is read: the reader and its buffers go before Finalize
+	// (its Close error was ignored before as now).
+	open = false
+	_ = r.Close()
+	r = nil
+	// The replay's garbage (bodies, replay results, the reader's pages) goes
+	// back to the operating system before Finalize allocates its pools, so
+	// that the two phases' peaks do not add up in the resident set.
+	debug.FreeOSMemory()
 	return b.Finalize()
 }
 
