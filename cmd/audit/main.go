@@ -134,18 +134,19 @@ Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check)
 			return cli.ShowRootCommandHelp(cmd)
 		},
 		Commands: []*cli.Command{
+			// Auditing a trace, then an AISBench run, then traces themselves.
 			reportCommand(e),
 			itlCommand(e),
+			whatifCommand(e),
 			replayCommand(e),
 			eventsCommand(e),
+			checkCommand(e),
+			importCommand(e),
 			inspectCommand(e),
 			convertCommand(e),
-			importCommand(e),
-			checkCommand(e),
 			genCommand(e),
 			serveCommand(e),
 			captureCommand(e),
-			whatifCommand(e),
 		},
 	}
 	for _, c := range app.Commands {
