@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sseaudit/sseaudit/capture"
+	"github.com/sseaudit/sseaudit/internal/stallprobe"
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/serve"
 	"github.com/sseaudit/sseaudit/trace"
@@ -97,7 +98,7 @@ func joined(r *trace.Request) []byte {
 // profile, served on loopback, captured at concurrency 4, gives back for
 // every request the same status, the same body, the same events with the
 // same classes under both framers, and — when the machine kept time (see
-// stallProbe) — the same reads byte for byte (so the same read boundaries)
+// stallprobe) — the same reads byte for byte (so the same read boundaries)
 // and the same gaps between reads within gapTolerance.
 func TestGenServeCapture(t *testing.T) {
 	o := tracegen.Options{Profile: "mixed", Requests: 32, Concurrency: 4, Seed: 7,
@@ -114,7 +115,7 @@ func TestGenServeCapture(t *testing.T) {
 	var got collect
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	probe := startProbe()
+	probe := stallprobe.Start()
 	sum, err := capture.Run(ctx, capture.Options{URL: ts.URL, Requests: len(want), Concurrency: 4, Prompts: prompts, MaxTokens: 16, Model: "m"}, &got)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sseaudit/sseaudit/internal/stallprobe"
 	"github.com/sseaudit/sseaudit/serve"
 	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/tracegen"
@@ -225,7 +226,7 @@ func TestTiming(t *testing.T) {
 		body := `{"prompt":"x"}`
 		start := time.Now()
 		fmt.Fprintf(c, "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
-		probe := startProbe()
+		probe := stallprobe.Start()
 		buf := make([]byte, 1<<16)
 		var arrivals []time.Duration // when the answer had reached ends[k] bytes
 		var ends []int
