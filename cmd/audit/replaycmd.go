@@ -40,7 +40,7 @@ func replayEach(r trace.Reader, opts replay.Options, fn func(*trace.Request, *re
 		req := r.Request()
 		res, err := rp.Replay(req, opts)
 		if err != nil {
-			return fmt.Errorf("%s: request %q: %w", r.Info().Path, req.RequestID, err)
+			return fmt.Errorf("%s: %w", r.Info().Path, err) // replay names the request
 		}
 		if err := fn(req, res); err != nil {
 			return err

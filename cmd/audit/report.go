@@ -261,14 +261,14 @@ func buildReportWith(e env, cmd *cli.Command, cfg audit.Config, needC bool, opts
 			memo.Reset()
 			res, err := rp.Replay(req, ropts)
 			if err != nil {
-				return audit.RequestRecord{}, fmt.Errorf("%s: request %q: %w", rpath, req.RequestID, err)
+				return audit.RequestRecord{}, fmt.Errorf("%s: %w", rpath, err) // replay names the request
 			}
 			if framer == replay.SSE {
 				return audit.RecordFromReplay(res), nil
 			}
 			sres, err := spec.Replay(req, sopts)
 			if err != nil {
-				return audit.RequestRecord{}, fmt.Errorf("%s: request %q: %w", path, req.RequestID, err)
+				return audit.RequestRecord{}, fmt.Errorf("%s: %w", path, err)
 			}
 			return audit.RecordFromReplays(req, res, sres), nil
 		}
