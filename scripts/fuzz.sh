@@ -20,6 +20,7 @@ targets=(
   "./trace FuzzJSONL"
   "./trace FuzzFlatGrouping"
   "./trace/parquetfile FuzzOpen"
+  "./trace/tables FuzzReader"
   "./trace/arrowfile FuzzOpenFile"
   "./trace/arrowfile FuzzOpenStream"
   "./replay FuzzAISBenchFramer"

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Summarises govulncheck -format json: exit 1 when a vulnerability our code
-reaches lives in a module (bump it); standard-library ones are listed as
-warnings, since only a newer Go toolchain fixes them.
+reaches lives in a module (bump it). Standard-library ones are listed as
+warnings, since only a newer Go toolchain fixes them, unless --strict is given
+(the run made with the release toolchain, where any finding fails).
 
-usage: vulnsummary.py GOVULNCHECK.json
+usage: vulnsummary.py [--strict] GOVULNCHECK.json
 """
 import json
 import sys
@@ -21,7 +22,14 @@ def messages(text):
 
 
 def main():
-    text = open(sys.argv[1], encoding="utf-8").read()
+    args = sys.argv[1:]
+    strict = args[:1] == ["--strict"]
+    if strict:
+        args = args[1:]
+    if len(args) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    text = open(args[0], encoding="utf-8").read()
     osv, found = {}, {}
     for m in messages(text):
         if "osv" in m:
@@ -37,11 +45,12 @@ def main():
     bad = 0
     for vid, (mod, fixed) in sorted(found.items()):
         summary = osv.get(vid, {}).get("summary", "")
-        kind = "warning (standard library)" if mod == "stdlib" else "VULNERABLE"
+        fails = strict or mod != "stdlib"
+        kind = "VULNERABLE" if fails else "warning (standard library)"
         print(f"{kind}: {vid} in {mod}, fixed in {fixed or '?'}: {summary}")
-        if mod != "stdlib":
+        if fails:
             bad += 1
-    print(f"govulncheck: {len(found)} reachable vulnerabilities, {bad} in modules")
+    print(f"govulncheck: {len(found)} reachable vulnerabilities, {bad} failing")
     return 1 if bad else 0
 
 
