@@ -26,6 +26,7 @@ type aisFramer struct {
 	clock chunkClock
 
 	reading bool // the client still consumes blocks
+	bodyCR  bool // the body holds a CR: work may need rewriting
 	failed  bool // an exception ended the attempt
 	errInfo string
 	done    bool // a [DONE] block was framed
@@ -67,6 +68,7 @@ func (a *aisFramer) run(in *input, cls *classifier, acct *accountant, res *Resul
 	a.reading = statusOK
 
 	body := in.body
+	a.bodyCR = bytes.IndexByte(body, '\r') >= 0
 	pos := 0
 	for {
 		i := bytes.IndexByte(body[pos:], '\n')
@@ -144,9 +146,12 @@ func (a *aisFramer) feed(ls, le int, t int64) {
 
 	// Pending never holds \r\n\r\n, \r\r or \n\n (they were rewritten or
 	// split on), so matches start near its end or later: scanning from
-	// there finds what Python's scan from 0 finds.
-	a.rewriteCRLF(max(0, oldLen-3))
-	a.rewriteCR(max(0, oldLen-4))
+	// there finds what Python's scan from 0 finds. Both need a CR, which
+	// most bodies do not have: one search of the body spares them.
+	if a.bodyCR {
+		a.rewriteCRLF(max(0, oldLen-3))
+		a.rewriteCR(max(0, oldLen-4))
+	}
 
 	from := max(0, oldLen-8)
 	start := 0

@@ -40,6 +40,10 @@ type classifier struct {
 	maxBytes int64
 	over     int64
 	memo     *VerdictMemo // Options.Memo, nil for none
+	template contentTemplate
+	// The string delta.content values the judge read in the payload last
+	// judged, and the length of the last: what the template needs to know.
+	deltaContentStrings, deltaContentLen int
 }
 
 // verdict is what the classifier says about one payload.
@@ -66,8 +70,14 @@ func isDone(payload []byte) bool {
 }
 
 func (c *classifier) classify(payload []byte) verdict {
-	if c.memo == nil || (c.maxBytes > 0 && int64(len(payload)) > c.maxBytes) {
+	if c.maxBytes > 0 && int64(len(payload)) > c.maxBytes {
 		return c.classifyBytes(payload) // a payload over the limit is recorded in over
+	}
+	if v, ok := c.template.match(payload); ok {
+		return v
+	}
+	if c.memo == nil {
+		return c.classifyBytes(payload)
 	}
 	if v, ok := c.memo.get(payload); ok {
 		return v
@@ -95,7 +105,10 @@ func (c *classifier) classifyBytes(payload []byte) verdict {
 		return verdict{class: ClassMalformed, json: true,
 			aisErr: "AttributeError: '" + pyTypeName(v) + "' object has no attribute 'get'"}
 	}
-	return c.judge(v)
+	c.deltaContentStrings, c.deltaContentLen = 0, 0
+	out := c.judge(v)
+	c.template.learn(payload, out, c.deltaContentStrings, c.deltaContentLen)
+	return out
 }
 
 // parse parses payload as Python's json.loads would accept it.
@@ -365,6 +378,10 @@ func (c *classifier) choice(el *fastjson.Value) choiceFacts {
 			role = v
 		}
 	})
+	if content != nil && content.Type() == fastjson.TypeString {
+		c.deltaContentStrings++
+		c.deltaContentLen = len(content.GetStringBytes())
+	}
 	if n := nonEmptyString(content); n > 0 {
 		f.content = true
 		f.contentBytes += n

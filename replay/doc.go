@@ -27,7 +27,9 @@
 //     metadata_only for JSON objects, plus done, comment, after_done,
 //     malformed and error), and every body byte is assigned to one bucket:
 //     a class's payload, framing or ignored. The buckets must add up to the
-//     body size; Replay checks it.
+//     body size; Replay checks it. A content payload that differs from the
+//     last one parsed only in its text is classified without parsing
+//     (template.go): most of a stream.
 //
 //  5. Time points. aisbench: t0, then one time point per event the client
 //     parsed, taken before json.loads, at the time of the read that

@@ -63,12 +63,12 @@ func (s *sseFramer) run(in *input, cls *classifier, acct *accountant, res *Resul
 		acct.span(BucketFraming, 0, int64(len(bom)))
 		pos = len(bom)
 	}
+	ends := lineEnds{cr: -1, lf: -1}
 	for pos < len(body) {
-		i := bytes.IndexAny(body[pos:], "\r\n")
-		if i < 0 {
+		eol := ends.next(body, pos)
+		if eol < 0 {
 			break // an unterminated last line is discarded
 		}
-		eol := pos + i
 		next := eol + 1
 		if body[eol] == '\r' && next < len(body) && body[next] == '\n' {
 			next++
@@ -129,6 +129,38 @@ func (s *sseFramer) run(in *input, cls *classifier, acct *accountant, res *Resul
 			res.Success, res.ErrorInfo = false, errChunkSize
 		}
 	}
+}
+
+// lineEnds finds line ends (CR or LF) with IndexByte, much faster than
+// IndexAny. It remembers the next CR and the next LF found, so that a body
+// with one kind only is not searched again to its end for the other at
+// every line.
+type lineEnds struct {
+	cr, lf int // the next CR and LF at or after the last position asked (len(body) when none, -1 before the first search)
+}
+
+// next is the offset of the first CR or LF at or after pos, or -1; pos
+// never goes back between calls.
+func (e *lineEnds) next(body []byte, pos int) int {
+	if e.cr < pos {
+		e.cr = indexFrom(body, pos, '\r')
+	}
+	if e.lf < pos {
+		e.lf = indexFrom(body, pos, '\n')
+	}
+	if eol := min(e.cr, e.lf); eol < len(body) {
+		return eol
+	}
+	return -1
+}
+
+// indexFrom is the offset of the first c in body at or after pos, or
+// len(body) when there is none.
+func indexFrom(body []byte, pos int, c byte) int {
+	if i := bytes.IndexByte(body[pos:], c); i >= 0 {
+		return pos + i
+	}
+	return len(body)
 }
 
 func (s *sseFramer) resetBlock() {

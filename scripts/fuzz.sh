@@ -26,6 +26,7 @@ targets=(
   "./replay FuzzAISBenchFramer"
   "./replay FuzzSSEFramer"
   "./replay FuzzClassify"
+  "./replay FuzzContentTemplate"
   "./audit FuzzReportJSON"
   "./audit FuzzBuilder"
   "./audit FuzzPercentile"
