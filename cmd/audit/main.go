@@ -139,6 +139,7 @@ Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check)
 			itlCommand(e),
 			whatifCommand(e),
 			replayCommand(e),
+			mergeCommand(e),
 			eventsCommand(e),
 			checkCommand(e),
 			importCommand(e),

@@ -4,13 +4,18 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/sseaudit/sseaudit/audit"
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/trace/tables"
 )
 
 func framerFlag() *cli.StringFlag {
@@ -60,14 +65,28 @@ first, on the trace's clock; null for traces made of time_points_s), time_points
 (null when unknown) and token_source, events (count by class) and bytes (count by
 bucket; they sum to the body size).
 
+--format parquet --out-dir DIR writes the replay as two tables instead, for
+DuckDB, Spark or Trino and for audit merge: DIR/requests.parquet (one row a
+request, in trace order: AISBench's time points, tokens, TTFT, E2EL, TPOT, ITL
+intervals, events by class, body bytes, the sse framer's view) and
+DIR/events.parquet (one row a framed event), defined in
+schemas/replay-tables-v1.md. The requests are replayed as audit report replays
+them (with the sse framer too, for the aisbench framer), so that audit merge
+of the tables of a trace's parts gives the report of the whole trace. The
+max concurrency C (the trace's, or --max-concurrency) goes into the files'
+metadata. Each file is written to a temporary file and renamed into place.
+
 Arguments:
   TRACE   a trace file
 
 Examples:
   audit replay testdata/traces/basic.parquet
-  audit replay --framer sse testdata/traces/basic.jsonl`,
+  audit replay --framer sse testdata/traces/basic.jsonl
+  audit replay --format parquet --out-dir /tmp/basic-tables testdata/traces/basic.parquet`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "jsonl", Usage: "output: jsonl"},
+			&cli.StringFlag{Name: "format", Value: "jsonl", Usage: "output: jsonl (one line a request, on stdout) or parquet (two tables in --out-dir)"},
+			&cli.StringFlag{Name: "out-dir", Usage: "with --format parquet: the directory to write requests.parquet and events.parquet into (made if missing)"},
+			&cli.IntFlag{Name: "max-concurrency", Usage: "with --format parquet: the configured max concurrency C to record (overrides the trace's metadata)"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
 		}, limitFlags()...),
@@ -76,8 +95,14 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if f := cmd.String("format"); f != "jsonl" {
-				return usagef("replay: --format %q: want jsonl", f)
+			format, dir := cmd.String("format"), cmd.String("out-dir")
+			switch {
+			case format != "jsonl" && format != "parquet":
+				return usagef("replay: --format %q: want jsonl or parquet", format)
+			case format == "parquet" && dir == "":
+				return usagef("replay: --format parquet needs --out-dir DIR")
+			case format == "jsonl" && (dir != "" || cmd.IsSet("max-concurrency")):
+				return usagef("replay: --out-dir and --max-concurrency go with --format parquet")
 			}
 			framer, err := framerFrom(cmd)
 			if err != nil {
@@ -88,6 +113,9 @@ Examples:
 				return err
 			}
 			defer r.Close()
+			if format == "parquet" {
+				return writeReplayTables(cmd, r, framer, dir)
+			}
 			bw := bufio.NewWriter(e.stdout)
 			err = replayEach(r, replayOptions(cmd, framer), func(_ *trace.Request, res *replay.Result) error {
 				return writeReplayLine(bw, res)
@@ -97,6 +125,65 @@ Examples:
 			}
 			return err
 		}),
+	}
+}
+
+// writeReplayTables replays every request of r as audit report does and
+// writes the replay tables into dir.
+func writeReplayTables(cmd *cli.Command, r trace.Reader, framer replay.Framer, dir string) error {
+	info := r.Info()
+	c, err := maxConcurrency(cmd, info)
+	var ue *usageError
+	if err != nil && (cmd.IsSet("max-concurrency") || !errors.As(err, &ue)) {
+		return err
+	}
+	// Without C the tables are still whole: audit merge asks for it then.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	w, err := tables.Create(dir, tables.Meta{Framer: framer, MaxConcurrency: c,
+		SourceTrace: filepath.Base(info.Path), Writer: "sseaudit " + version})
+	if err != nil {
+		return err
+	}
+	err = mapOrdered(r, newReplayWork(info.Path, replayOptions(cmd, framer)), w.Write)
+	if err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Close()
+}
+
+// newReplayWork returns a work function for mapOrdered that replays a
+// request as audit report does: with opts' framer, and for the aisbench
+// framer with the sse framer too (sharing one memo, so that each payload both
+// framers cut alike is parsed once), giving the record audit.Builder takes.
+func newReplayWork(path string, opts replay.Options) func() func(*trace.Request) (tables.Replayed, error) {
+	return func() func(*trace.Request) (tables.Replayed, error) {
+		var rp, spec replay.Replayer
+		var memo replay.VerdictMemo
+		ropts, sopts := opts, replay.Options{Framer: replay.SSE, MaxEventBytes: opts.MaxEventBytes}
+		if opts.Framer != replay.SSE {
+			ropts.Memo, sopts.Memo = &memo, &memo
+		}
+		return func(req *trace.Request) (tables.Replayed, error) {
+			memo.Reset()
+			res, err := rp.Replay(req, ropts)
+			if err != nil {
+				return tables.Replayed{}, fmt.Errorf("%s: %w", path, err) // replay names the request
+			}
+			out := tables.Replayed{T0Ns: req.T0Ns, Result: res}
+			if opts.Framer == replay.SSE {
+				out.Record = audit.RecordFromReplay(res)
+				return out, nil
+			}
+			sres, err := spec.Replay(req, sopts)
+			if err != nil {
+				return tables.Replayed{}, fmt.Errorf("%s: %w", path, err)
+			}
+			out.Record = audit.RecordFromReplays(req, res, sres)
+			return out, nil
+		}
 	}
 }
 
