@@ -47,29 +47,102 @@ type Builder struct {
 }
 
 // storedRecord is a RequestRecord as the Builder keeps it until Finalize: the
-// same fields, with each event reduced to what Finalize reads (storedEvent).
+// same fields, the time points packed where they allow and each event
+// reduced to what Finalize reads (storedEvent).
 type storedRecord struct {
-	ID           string
-	Success      bool
-	TimePoints   []float64 // exactly as added: AISBench's arithmetic reads them
+	ID      string
+	Success bool
+	// The time points, exactly as added (timePoints decodes them): in 4 bytes
+	// each when they pack (packTimePoints), else as they came.
+	packed       bool
+	t0Ns         int64     // packed: t0 in nanoseconds
+	stepsNs      []uint32  // packed: the nanoseconds from each point to the next
+	seconds      []float64 // not packed: the points
 	InputTokens  *int64
 	OutputTokens *int64
 	Events       []storedEvent
-	Spec         *SpecView
+	// Tokens are the events' token counts (EventRecord.Tokens), one each; nil
+	// when every count is unknown (-1), as on traces without continuous usage
+	// or logprobs, so that those pay nothing for them.
+	Tokens []int64
+	Spec   *SpecView
 }
 
-// storedEvent is what Finalize reads of an EventRecord: its class, its token
-// count and whether it has content or text; 16 bytes against 40 (the arrival
-// time and the byte counts are not read).
+// storedEvent is what Finalize reads of an EventRecord besides its token
+// count: its class and whether it has content or text; 2 bytes against 40
+// (the arrival time and the byte counts are not read).
 type storedEvent struct {
-	Tokens  int64
-	Class   replay.Class
-	content bool // ContentBytes > 0
-	text    bool // ContentBytes > 0 || ReasoningBytes > 0
+	Class replay.Class
+	flags uint8
 }
 
-func (e storedEvent) HasContent() bool { return e.content }
-func (e storedEvent) HasText() bool    { return e.text }
+const (
+	eventHasContent uint8 = 1 << iota // ContentBytes > 0
+	eventHasText                      // ContentBytes > 0 || ReasoningBytes > 0
+)
+
+func (e storedEvent) HasContent() bool { return e.flags&eventHasContent != 0 }
+func (e storedEvent) HasText() bool    { return e.flags&eventHasText != 0 }
+
+// packTimePoints packs time points that are SecondsFromNanos of whole
+// nanoseconds (as replay makes them from arrival times), never decreasing,
+// no step longer than 2^32-1 ns (4.3 s): t0 in nanoseconds and 4 bytes a
+// step, which decode to the same float64 values bit for bit (each point is
+// checked). ok is false for any other list, NaN, -0 or an empty one.
+func packTimePoints(tp []float64) (t0Ns int64, stepsNs []uint32, ok bool) {
+	var prev int64
+	for i, t := range tp {
+		if !(math.Abs(t) < 9e9) { // t*1e9 within int64
+			return 0, nil, false
+		}
+		ns := int64(math.Round(t * 1e9))
+		if math.Float64bits(SecondsFromNanos(ns)) != math.Float64bits(t) {
+			return 0, nil, false
+		}
+		if i == 0 { // checked before anything is allocated: other lists fail here mostly
+			t0Ns, stepsNs = ns, make([]uint32, len(tp)-1)
+		} else {
+			step := ns - prev
+			if step < 0 || step > math.MaxUint32 {
+				return 0, nil, false
+			}
+			stepsNs[i-1] = uint32(step)
+		}
+		prev = ns
+	}
+	return t0Ns, stepsNs, len(tp) > 0
+}
+
+// points is the number of time points.
+func (r *storedRecord) points() int {
+	if r.packed {
+		return len(r.stepsNs) + 1
+	}
+	return len(r.seconds)
+}
+
+// timePoints are the time points as added, decoded into buf's memory (buf
+// is reused, never the record's own), as AISBench's arithmetic reads them.
+func (r *storedRecord) timePoints(buf []float64) []float64 {
+	if !r.packed {
+		return append(buf[:0], r.seconds...)
+	}
+	ns := r.t0Ns
+	buf = append(buf[:0], SecondsFromNanos(ns))
+	for _, step := range r.stepsNs {
+		ns += int64(step)
+		buf = append(buf, SecondsFromNanos(ns))
+	}
+	return buf
+}
+
+// tokens is the token count of event i (EventRecord.Tokens).
+func (r *storedRecord) tokens(i int) int64 {
+	if r.Tokens == nil {
+		return -1
+	}
+	return r.Tokens[i]
+}
 
 // NewBuilder returns an empty Builder.
 func NewBuilder(cfg Config) *Builder {
@@ -81,11 +154,26 @@ func NewBuilder(cfg Config) *Builder {
 // Add records one request. Requests must come in trace order (AISBench's
 // details order); the record is copied.
 func (b *Builder) Add(rec RequestRecord) {
-	st := storedRecord{ID: rec.ID, Success: rec.Success, TimePoints: slices.Clone(rec.TimePoints)}
+	st := storedRecord{ID: rec.ID, Success: rec.Success}
+	if st.t0Ns, st.stepsNs, st.packed = packTimePoints(rec.TimePoints); !st.packed {
+		st.seconds = slices.Clone(rec.TimePoints)
+	}
 	if rec.Events != nil {
 		st.Events = make([]storedEvent, len(rec.Events))
 		for i, e := range rec.Events {
-			st.Events[i] = storedEvent{Tokens: e.Tokens, Class: e.Class, content: e.HasContent(), text: e.HasText()}
+			st.Events[i] = storedEvent{Class: e.Class}
+			if e.HasContent() {
+				st.Events[i].flags |= eventHasContent
+			}
+			if e.HasText() {
+				st.Events[i].flags |= eventHasText
+			}
+		}
+		if slices.ContainsFunc(rec.Events, func(e EventRecord) bool { return e.Tokens != -1 }) {
+			st.Tokens = make([]int64, len(rec.Events))
+			for i, e := range rec.Events {
+				st.Tokens[i] = e.Tokens
+			}
 		}
 	}
 	if rec.Spec != nil {
@@ -135,15 +223,19 @@ func (b *Builder) Finalize() (*Report, error) {
 	// Every successful request's intervals, in trace order, in one arena: a
 	// stage whose requests are consecutive there pools them without a copy.
 	arenaLen := 0
-	for _, rec := range b.requests {
-		if rec.Success && len(rec.TimePoints) > 2 {
-			arenaLen += len(rec.TimePoints) - 2
+	for i := range b.requests {
+		if rec := &b.requests[i]; rec.Success && rec.points() > 2 {
+			arenaLen += rec.points() - 2
 		}
 	}
 	arena := make([]float64, 0, arenaLen)
+	// sseaudit's per-request facts, from the same time points.
+	facts := make([]requestFacts, len(b.requests))
 	var nanErr error
-	for i, rec := range b.requests {
-		ok := rec.Success && len(rec.TimePoints) >= 2
+	var tp []float64
+	for i := range b.requests {
+		rec := &b.requests[i]
+		ok := rec.Success && rec.points() >= 2
 		if rec.Success && !ok {
 			rep.Requests.TooFewTimePoints++
 		}
@@ -151,7 +243,7 @@ func (b *Builder) Finalize() (*Report, error) {
 		if !ok {
 			continue
 		}
-		tp := rec.TimePoints
+		tp = rec.timePoints(tp)
 		if nanErr == nil {
 			if j := slices.IndexFunc(tp, math.IsNaN); j >= 0 {
 				nanErr = &NaNTimePointError{ID: rec.ID, Index: i, Point: j}
@@ -173,6 +265,7 @@ func (b *Builder) Finalize() (*Report, error) {
 			pr.intervals = arena[pr.off:len(arena):len(arena)]
 		}
 		successes = append(successes, pr)
+		facts[i] = factsOf(rec, tp, pr.intervals)
 	}
 	rep.Requests.Added = len(b.requests)
 	rep.Requests.Succeeded = len(successes)
@@ -196,12 +289,9 @@ func (b *Builder) Finalize() (*Report, error) {
 		}
 	}
 	// sseaudit's figures, beside AISBench's.
-	facts := make([]requestFacts, len(b.requests))
 	var kept []int
-	for i := range b.requests {
-		if successFlags[i] {
-			// successes holds the successful requests in the same order.
-			facts[i] = factsOf(&b.requests[i], successes[len(kept)].intervals)
+	for i, ok := range successFlags {
+		if ok {
 			kept = append(kept, i)
 		}
 	}
@@ -209,7 +299,9 @@ func (b *Builder) Finalize() (*Report, error) {
 	b.sseStage(rep, rep.Stable, facts)
 	b.windowed(rep.Stable, kept)
 	rep.Findings = b.findings(rep, facts, kept)
-	rep.Figures = b.figures(rep, facts, kept)
+	if nanErr == nil { // no figure of a run with a NaN time point
+		rep.Figures = b.figures(rep, facts, kept)
+	}
 	return rep, nil
 }
 
@@ -423,11 +515,11 @@ func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dat
 		if drop[r.name] {
 			continue
 		}
-		m := MetricResult{Name: r.name, Unit: r.name.Unit(), Values: r.values, N: successCount}
+		m := MetricResult{Name: r.name, Unit: r.name.Unit(), Values: r.values, Samples: len(r.values), N: successCount}
 		if r.name == MetricTPOT || r.name == MetricITL {
 			m.N = decodeCount
 		}
-		m.Stats = statistics(c.stats, r.values)
+		m.Stats = statistics(c.stats, pool{r.values})
 		st.Metrics = append(st.Metrics, m)
 	}
 	slices.SortStableFunc(st.Removed, func(a, b RemovedMetric) int {
@@ -457,29 +549,6 @@ func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dat
 		cm.OutputTokenThroughput = Value{out, NumpyRound(out, 4)}
 		cm.TotalTokenThroughput = Value{all, NumpyRound(all, 4)}
 	}
-}
-
-// statistics is _calculate_statistics: each value round(float(x), 4).
-func statistics(names []string, values []float64) []Statistic {
-	sorted := slices.Clone(values)
-	sortFloats(sorted)
-	out := make([]Statistic, len(names))
-	for i, name := range names {
-		var raw float64
-		switch name {
-		case "Average":
-			raw = NumpyMean(values)
-		case "Min":
-			raw = NumpyMin(values)
-		case "Max":
-			raw = NumpyMax(values)
-		default:
-			p, _ := statPercent(name) // names are validated
-			raw = numpyPercentileSorted(sorted, float64(p))
-		}
-		out[i] = Statistic{Name: name, Raw: raw, Rounded: PyRound(raw, 4)}
-	}
-	return out
 }
 
 // anyNonzero is numpy's .any(): true for a nonzero or NaN value.

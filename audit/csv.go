@@ -37,7 +37,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		if source == "sseaudit" {
 			unit = sseUnitLabel(m.Unit)
 		}
-		out := []string{string(m.Name), source, string(stage), unit, strconv.Itoa(m.N), strconv.Itoa(len(m.Values)), ""}
+		out := []string{string(m.Name), source, string(stage), unit, strconv.Itoa(m.N), strconv.Itoa(m.Samples), ""}
 		for _, name := range r.AllStats {
 			s, ok := m.statistic(name)
 			if !ok {

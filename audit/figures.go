@@ -173,20 +173,14 @@ func (b *Builder) figures(rep *Report, facts []requestFacts, kept []int) *Figure
 	if len(kept) == 0 {
 		return nil
 	}
-	for _, idx := range kept {
-		if slices.ContainsFunc(b.requests[idx].TimePoints, math.IsNaN) {
-			return nil
-		}
-	}
 	f := &Figures{}
 	origin, last := math.Inf(1), math.Inf(-1)
 	for _, idx := range kept {
-		tp := b.requests[idx].TimePoints
-		origin = min(origin, tp[0])
-		last = max(last, tp[len(tp)-1])
+		origin = min(origin, facts[idx].t0)
+		last = max(last, facts[idx].tm)
 	}
 	f.OriginSeconds, f.RunSeconds = origin, last-origin
-	f.InFlight = b.inFlightCurve(rep, kept, origin)
+	f.InFlight = b.inFlightCurve(rep, facts, kept, origin)
 	f.Timelines = b.timelines(rep, facts, kept, origin)
 	var tmBy, ttftBy []string
 	for _, idx := range kept {
@@ -204,15 +198,14 @@ func (b *Builder) figures(rep *Report, facts []requestFacts, kept []int) *Figure
 	return f
 }
 
-func (b *Builder) inFlightCurve(rep *Report, kept []int, origin float64) *InFlightCurve {
+func (b *Builder) inFlightCurve(rep *Report, facts []requestFacts, kept []int, origin float64) *InFlightCurve {
 	type ev struct {
 		t     float64
 		start bool
 	}
 	events := make([]ev, 0, 2*len(kept))
 	for _, idx := range kept {
-		tp := b.requests[idx].TimePoints
-		events = append(events, ev{tp[0], true}, ev{tp[len(tp)-1], false})
+		events = append(events, ev{facts[idx].t0, true}, ev{facts[idx].tm, false})
 	}
 	sort.SliceStable(events, func(i, j int) bool { return events[i].t < events[j].t })
 	c := &InFlightCurve{MaxConcurrency: rep.MaxConcurrency, Events: len(events)}
@@ -304,10 +297,7 @@ func (b *Builder) timelines(rep *Report, facts []requestFacts, kept []int, origi
 			" fastest by E2EL, the first request named by each finding, and " + strconv.Itoa(timelineRandom) +
 			" more in a fixed pseudo-random order (FNV-1a of request ID and index), of " + plural(len(kept), "successful request")
 		byE2E := slices.Clone(kept)
-		e2e := func(idx int) float64 {
-			tp := b.requests[idx].TimePoints
-			return tp[len(tp)-1] - tp[0]
-		}
+		e2e := func(idx int) float64 { return facts[idx].tm - facts[idx].t0 }
 		sort.SliceStable(byE2E, func(i, j int) bool { return e2e(byE2E[i]) > e2e(byE2E[j]) })
 		for _, idx := range byE2E[:timelineSlowest] {
 			why[idx] = append(why[idx], "slowest")
@@ -329,17 +319,20 @@ func (b *Builder) timelines(rep *Report, facts []requestFacts, kept []int, origi
 				}
 			}
 		}
-		rest := make([]int, 0, len(kept))
+		// Each request's hash once, not at every comparison.
+		type hashed struct {
+			idx  int
+			hash uint64
+		}
+		rest := make([]hashed, 0, len(kept))
 		for _, idx := range kept {
 			if why[idx] == nil {
-				rest = append(rest, idx)
+				rest = append(rest, hashed{idx, timelineHash(b.requests[idx].ID, idx)})
 			}
 		}
-		sort.SliceStable(rest, func(i, j int) bool {
-			return timelineHash(b.requests[rest[i]].ID, rest[i]) < timelineHash(b.requests[rest[j]].ID, rest[j])
-		})
-		for _, idx := range rest[:min(timelineRandom, len(rest))] {
-			why[idx] = []string{"sampled"}
+		sort.SliceStable(rest, func(i, j int) bool { return rest[i].hash < rest[j].hash })
+		for _, r := range rest[:min(timelineRandom, len(rest))] {
+			why[r.idx] = []string{"sampled"}
 		}
 	}
 	stable := map[int]bool{}
@@ -353,7 +346,7 @@ func (b *Builder) timelines(rep *Report, facts []requestFacts, kept []int, origi
 			continue
 		}
 		rec := &b.requests[idx]
-		tp := rec.TimePoints
+		tp := rec.timePoints(nil)
 		fa := facts[idx]
 		t := RequestTimeline{Index: idx, ID: rec.ID, Why: why[idx], Stable: stable[idx],
 			T0: tp[0] - origin, Tm: tp[len(tp)-1] - origin, HasEvents: fa.events,
@@ -409,51 +402,30 @@ func (b *Builder) timelines(rep *Report, facts []requestFacts, kept []int, origi
 	return s
 }
 
-// distributionPair bins a stage's pooled ITL and ContentUpdateInterval.
+// distributionPair bins a stage's pooled ITL and ContentUpdateInterval,
+// walking each request's samples in the stage's order (the pools are not
+// kept): the pooled means are np.mean of the concatenations all the same.
 func distributionPair(st *StageResult, facts []requestFacts) *DistributionPair {
 	if st.ITL == nil || st.ITL.Intervals == 0 {
 		return nil
 	}
-	var itl, content, itlMeans, contentMeans []float64
-	// The pools are the stage's ITL and ContentUpdateInterval values when it
-	// has them (the same requests, the same order); else they are built here.
-	copyITL, copyContent := true, true
-	if m := st.Metric(MetricITL); m != nil {
-		itl, copyITL = m.Values, false
-	} else if k := pooledLen(len(st.Requests), func(i int) []float64 { return facts[st.Requests[i]].intervals }); k > 0 {
-		itl = make([]float64, 0, k) // one allocation for each pool
-	}
-	if i := slices.IndexFunc(st.SSE, func(m MetricResult) bool { return m.Name == MetricContentUpdateInterval }); i >= 0 {
-		content, copyContent = st.SSE[i].Values, false
-	} else if k := pooledLen(len(st.Requests), func(i int) []float64 { return facts[st.Requests[i]].contentGaps }); k > 0 {
-		content = make([]float64, 0, k)
-	}
-	itlN, contentN := 0, 0
+	var content numpySum
+	var contentMeans []float64
+	contentN := 0
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, idx := range st.Requests {
-		fa := facts[idx]
-		if len(fa.intervals) > 0 {
-			if copyITL {
-				itl = append(itl, fa.intervals...)
-			}
-			itlMeans = append(itlMeans, NumpyMean(fa.intervals))
-			if anyNonzero(fa.intervals) {
-				itlN++
+		fa := &facts[idx]
+		for _, xs := range [][]float64{fa.intervals, fa.contentGaps} {
+			for _, x := range xs {
+				if x > 0 {
+					lo, hi = min(lo, x), max(hi, x)
+				}
 			}
 		}
 		if len(fa.contentGaps) > 0 {
-			if copyContent {
-				content = append(content, fa.contentGaps...)
-			}
+			content.add(fa.contentGaps)
 			contentMeans = append(contentMeans, NumpyMean(fa.contentGaps))
 			contentN++
-		}
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, xs := range [][]float64{itl, content} {
-		for _, x := range xs {
-			if x > 0 {
-				lo, hi = min(lo, x), max(hi, x)
-			}
 		}
 	}
 	p := &DistributionPair{Stage: st.Stage}
@@ -464,26 +436,77 @@ func distributionPair(st *StageResult, facts []requestFacts) *DistributionPair {
 			p.Edges = append(p.Edges, math.Pow(10, float64(k)/10))
 		}
 	}
-	bin := func(m Metric, xs, means []float64, n int) *Distribution {
-		d := &Distribution{Metric: m, Samples: len(xs), N: n, Counts: make([]int, max(len(p.Edges)-1, 0)),
-			PooledMeanSeconds: NumpyMean(xs), PerRequestMeanSeconds: NumpyMean(means)}
-		for _, x := range xs {
-			if x <= 0 {
-				d.Zero++
-				continue
+	edges := newEdgeIndex(p.Edges, lo, hi)
+	bin := func(d *Distribution, samples func(*requestFacts) []float64) *Distribution {
+		d.Counts = make([]int, max(len(p.Edges)-1, 0))
+		for _, idx := range st.Requests {
+			for _, x := range samples(&facts[idx]) {
+				if x <= 0 {
+					d.Zero++
+					continue
+				}
+				i := edges.lastAtOrBelow(x) // bin [Edges[i], Edges[i+1])
+				d.Counts[max(0, min(i, len(d.Counts)-1))]++
 			}
-			i := sort.SearchFloat64s(p.Edges, x) // first edge >= x
-			if i < len(p.Edges) && p.Edges[i] == x {
-				i++
-			}
-			i-- // bin [Edges[i], Edges[i+1])
-			d.Counts[max(0, min(i, len(d.Counts)-1))]++
 		}
 		return d
 	}
-	p.ITL = bin(MetricITL, itl, itlMeans, itlN)
-	if len(content) > 0 {
-		p.Content = bin(MetricContentUpdateInterval, content, contentMeans, contentN)
+	// The ITL accounting has the intervals' count, N and means (the same
+	// requests, in the same order).
+	acc := st.ITL
+	p.ITL = bin(&Distribution{Metric: MetricITL, Samples: acc.Intervals, N: acc.AISBenchN,
+		PooledMeanSeconds: acc.PooledMeanSeconds, PerRequestMeanSeconds: acc.PerRequestMeanSeconds},
+		func(f *requestFacts) []float64 { return f.intervals })
+	if content.n > 0 {
+		p.Content = bin(&Distribution{Metric: MetricContentUpdateInterval, Samples: content.n, N: contentN,
+			PooledMeanSeconds: content.mean(), PerRequestMeanSeconds: NumpyMean(contentMeans)},
+			func(f *requestFacts) []float64 { return f.contentGaps })
 	}
 	return p
+}
+
+// edgeIndex finds the last of ascending edges at or below a sample without a
+// binary search for the samples in [lo, hi], positive and finite: a
+// positive float's bits grow with it, so their top 16 (exponent and 4
+// mantissa bits, a 16th of an octave) index a table of the answer at each
+// cell's smallest value, and a step or two up the edges finishes (edges a
+// tenth of a decade apart are 0.3 octave apart).
+type edgeIndex struct {
+	edges    []float64
+	lo, hi   float64
+	firstBin uint64
+	atCell   []int // the last edge at or below each cell's smallest value; -1 for none
+}
+
+func newEdgeIndex(edges []float64, lo, hi float64) edgeIndex {
+	e := edgeIndex{edges: edges, lo: lo, hi: hi}
+	if len(edges) == 0 || !(lo > 0) || math.IsInf(hi, 1) {
+		return e // no fast path
+	}
+	e.firstBin = math.Float64bits(lo) >> 48
+	for c := e.firstBin; c <= math.Float64bits(hi)>>48; c++ {
+		e.atCell = append(e.atCell, e.search(math.Float64frombits(c<<48)))
+	}
+	return e
+}
+
+// lastAtOrBelow is the index of the last edge <= x (-1 for none; the last
+// edge for NaN), as a binary search finds it.
+func (e edgeIndex) lastAtOrBelow(x float64) int {
+	if e.atCell == nil || !(x >= e.lo && x <= e.hi) {
+		return e.search(x)
+	}
+	i := e.atCell[math.Float64bits(x)>>48-e.firstBin]
+	for i+1 < len(e.edges) && e.edges[i+1] <= x {
+		i++
+	}
+	return i
+}
+
+func (e edgeIndex) search(x float64) int {
+	i := sort.SearchFloat64s(e.edges, x) // first edge >= x
+	if i < len(e.edges) && e.edges[i] == x {
+		i++
+	}
+	return i - 1
 }

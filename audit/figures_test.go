@@ -98,7 +98,7 @@ func TestInFlightCurveBucketed(t *testing.T) {
 // The histograms hold every sample once, on bins whose edges contain it, and
 // their means are the report's.
 func TestDistributions(t *testing.T) {
-	rep, _ := reportOf(t, "../testdata/traces/findings/zero_intervals.jsonl", Config{})
+	rep, results := reportOf(t, "../testdata/traces/findings/zero_intervals.jsonl", Config{})
 	if len(rep.Figures.Distributions) == 0 {
 		t.Fatal("no distributions")
 	}
@@ -107,8 +107,11 @@ func TestDistributions(t *testing.T) {
 		for _, pair := range []struct {
 			dist   *Distribution
 			values []float64
-		}{{d.ITL, st.Metric(MetricITL).Values}, {d.Content, st.SSEMetric(MetricContentUpdateInterval).Values}} {
+		}{{d.ITL, st.Metric(MetricITL).Values}, {d.Content, contentGapPool(st, results)}} {
 			ds := pair.dist
+			if m := st.SSEMetric(pair.dist.Metric); m != nil && m.Samples != ds.Samples {
+				t.Errorf("%s %s: %d samples, the metric has %d", d.Stage, ds.Metric, ds.Samples, m.Samples)
+			}
 			if ds.Samples != len(pair.values) {
 				t.Errorf("%s %s: %d samples, the metric has %d", d.Stage, ds.Metric, ds.Samples, len(pair.values))
 			}
@@ -345,5 +348,45 @@ func TestWriteMarkdownMatchesText(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "`tpot-below-itl`") || !strings.Contains(md.String(), "|---|---|---:|") {
 		t.Errorf("markdown lacks the finding or a table:\n%s", md.String())
+	}
+}
+
+// contentGapPool is a stage's ContentUpdateInterval samples, pooled from its
+// requests' records: the report does not keep them.
+func contentGapPool(st *StageResult, results []*replay.Result) []float64 {
+	var pool []float64
+	for _, idx := range st.Requests {
+		rec := RecordFromReplay(results[idx])
+		var ts []float64
+		for i, e := range rec.Events {
+			if e.HasContent() {
+				ts = append(ts, rec.TimePoints[i+1])
+			}
+		}
+		pool = append(pool, NumpyDiff(ts)...)
+	}
+	return pool
+}
+
+// edgeIndex's table finds the edge a binary search finds, edges themselves
+// and values beside them included.
+func TestEdgeIndex(t *testing.T) {
+	var edges []float64
+	for k := -60; k <= 10; k++ {
+		edges = append(edges, math.Pow(10, float64(k)/10))
+	}
+	lo, hi := 1.3e-6, 9.7
+	e := newEdgeIndex(edges, lo, hi)
+	xs := []float64{lo, hi, math.NaN(), 0.5e-6, 20}
+	for _, x := range edges {
+		xs = append(xs, x, math.Nextafter(x, 0), math.Nextafter(x, 100))
+	}
+	for i := range 100000 {
+		xs = append(xs, lo*math.Pow(hi/lo, float64(i)/100000))
+	}
+	for _, x := range xs {
+		if got, want := e.lastAtOrBelow(x), e.search(x); got != want {
+			t.Errorf("%v: edge %d, binary search %d", x, got, want)
+		}
 	}
 }

@@ -144,7 +144,7 @@ func (b *Builder) findings(rep *Report, facts []requestFacts, kept []int) []Find
 				failedOnly++
 				hit = true
 			} else if ok[i] {
-				if d := rec.Spec.Events - (len(rec.TimePoints) - 1); d > 0 {
+				if d := rec.Spec.Events - (rec.points() - 1); d > 0 {
 					lostReqs++
 					lost += d
 					hit = true
@@ -170,8 +170,9 @@ func (b *Builder) findings(rep *Report, facts []requestFacts, kept []int) []Find
 	{
 		var ids []string
 		spread, ttftIsE2E := 0, 0
+		var tp []float64
 		for _, i := range kept {
-			tp := b.requests[i].TimePoints
+			tp = b.requests[i].timePoints(tp)
 			if len(tp) < 3 {
 				continue
 			}
@@ -237,17 +238,17 @@ func (b *Builder) findings(rep *Report, facts []requestFacts, kept []int) []Find
 	// Role-only first events and usage-only tails.
 	{
 		var roleIDs, tailIDs []string
-		var roleShift, tailShift []float64
+		var roleShift, tailShift, tp []float64
 		for _, i := range kept {
 			rec := &b.requests[i]
 			if !facts[i].events || len(rec.Events) == 0 {
 				continue
 			}
-			tp, evs := rec.TimePoints, rec.Events
+			evs := rec.Events
 			if evs[0].Class == replay.ClassRole {
 				roleIDs = append(roleIDs, rec.ID)
 				if facts[i].hasText {
-					roleShift = append(roleShift, facts[i].ttfText-(tp[1]-tp[0]))
+					roleShift = append(roleShift, facts[i].ttfText-(facts[i].t1-facts[i].t0))
 				}
 			}
 			last := len(evs) - 1
@@ -257,6 +258,7 @@ func (b *Builder) findings(rep *Report, facts []requestFacts, kept []int) []Find
 					j--
 				}
 				if j >= 0 {
+					tp = rec.timePoints(tp)
 					tailIDs = append(tailIDs, rec.ID)
 					tailShift = append(tailShift, tp[last+1]-tp[j+1])
 				}
@@ -302,12 +304,13 @@ func (b *Builder) findings(rep *Report, facts []requestFacts, kept []int) []Find
 		}
 		tpot, itl, tpe := st.Metric(MetricTPOT), st.Metric(MetricITL), st.SSEMetric(MetricTokensPerEvent)
 		if tpot != nil && itl != nil && tpe != nil {
-			tm, im, em := NumpyMean(tpot.Values), NumpyMean(itl.Values), NumpyMean(tpe.Values)
+			tm, im := NumpyMean(tpot.Values), NumpyMean(itl.Values)
+			em, emax := tokensPerEvent(st, facts)
 			if em >= 1.5 && tm < th.TPOTOverITL*im {
 				out = append(out, Finding{Code: FindingTPOTBelowITL, Severity: SeverityWarning, Stage: stage, Figure: "TPOT",
 					Message: "TPOT is far below ITL because events carry several tokens each (TokensPerEvent): TPOT divides decode time by tokens, ITL measures the gaps between events; no acceptance length is inferred from the ratio",
 					Evidence: []Evidence{ev("tpot_mean", tm, UnitSeconds), ev("itl_mean", im, UnitSeconds), ev("itl_over_tpot", im/tm, UnitRatio),
-						ev("tokens_per_event_mean", em, UnitTokensPerEvent), ev("tokens_per_event_max", NumpyMax(tpe.Values), UnitTokensPerEvent),
+						ev("tokens_per_event_mean", em, UnitTokensPerEvent), ev("tokens_per_event_max", emax, UnitTokensPerEvent),
 						count("requests_with_event_tokens", tpe.N)}})
 			}
 		}
@@ -390,4 +393,25 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// tokensPerEvent is np.mean and np.max of a stage's TokensPerEvent samples
+// (which the report does not keep), taken request by request in the stage's
+// order, as over the pool; token counts are whole numbers, never NaN.
+func tokensPerEvent(st *StageResult, facts []requestFacts) (mean, maximum float64) {
+	var sum numpySum
+	for _, idx := range st.Requests {
+		f := &facts[idx]
+		if !f.tokensKnown { // else at least one sample
+			continue
+		}
+		if sum.n == 0 {
+			maximum = f.tokens[0]
+		}
+		sum.add(f.tokens)
+		if m := NumpyMax(f.tokens); m > maximum {
+			maximum = m
+		}
+	}
+	return sum.mean(), maximum
 }

@@ -97,7 +97,7 @@ func metricJSON(m *MetricResult) object {
 	}
 	o.Set("not_in_aisbench_table", extra)
 	o.Set("N", m.N)
-	o.Set("samples", len(m.Values))
+	o.Set("samples", m.Samples)
 	var printed object
 	for _, s := range m.Stats {
 		printed.Set(s.Name, aisbenchStatText(m.Unit, s.Rounded))

@@ -94,7 +94,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				for _, s := range mr.Stats {
 					row = append(row, sseNumber(mr.Unit, s.Raw))
 				}
-				row = append(row, strconv.Itoa(mr.N), strconv.Itoa(len(mr.Values)))
+				row = append(row, strconv.Itoa(mr.N), strconv.Itoa(mr.Samples))
 			}
 			if present {
 				rows = append(rows, row)

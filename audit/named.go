@@ -76,30 +76,6 @@ func allStats(requested []string) []string {
 	return out
 }
 
-// anyStatistics computes the named statistics with numpy's numerics; Rounded
-// is Python's round(x, 4), as AISBench would have rounded it.
-func anyStatistics(names []string, values []float64) []Statistic {
-	sorted := slices.Clone(values)
-	sortFloats(sorted)
-	out := make([]Statistic, len(names))
-	for i, name := range names {
-		var raw float64
-		switch name {
-		case "Average":
-			raw = NumpyMean(values)
-		case "Min":
-			raw = NumpyMin(values)
-		case "Max":
-			raw = NumpyMax(values)
-		default:
-			p, _ := ParseStatistic(name)
-			raw = numpyPercentileSorted(sorted, p)
-		}
-		out[i] = Statistic{Name: name, Raw: raw, Rounded: PyRound(raw, 4)}
-	}
-	return out
-}
-
 // InAISBenchTable says whether a statistic is one of the columns AISBench
 // prints for this report.
 func (r *Report) InAISBenchTable(stat string) bool { return slices.Contains(r.Stats, stat) }
@@ -233,11 +209,11 @@ func outputEvent(e storedEvent) bool { return e.HasText() || e.Class == replay.C
 
 // eventTokensKnown says whether every output event of a request carries its
 // own token count (events without text or tool calls carry none unless they say so).
-func eventTokensKnown(evs []storedEvent) bool {
+func eventTokensKnown(rec *storedRecord) bool {
 	any := false
-	for _, e := range evs {
+	for i, e := range rec.Events {
 		if outputEvent(e) {
-			if e.Tokens < 0 {
+			if rec.tokens(i) < 0 {
 				return false
 			}
 			any = true
@@ -248,6 +224,7 @@ func eventTokensKnown(evs []storedEvent) bool {
 
 // requestFacts are the per-request values behind sseaudit's metrics.
 type requestFacts struct {
+	t0, t1, tm            float64   // the first, second and last time points
 	intervals             []float64 // np.diff(tp[1:])
 	contentGaps, textGaps []float64
 	ttfContent, ttfText   float64
@@ -257,14 +234,13 @@ type requestFacts struct {
 	tokens                []float64 // per output event, when tokensKnown
 }
 
-// factsOf derives a request's facts; intervals is np.diff(tp[1:]) as
-// Finalize already computed it (nil for <= 2 time points). The gap slices
-// share it when every event counts (or are a piece of it when the events
-// counted are consecutive), text gaps are the content gaps when the same
-// events count, and all are read only.
-func factsOf(rec *storedRecord, intervals []float64) requestFacts {
-	tp := rec.TimePoints
-	f := requestFacts{intervals: intervals}
+// factsOf derives a request's facts from its time points tp (not kept);
+// intervals is np.diff(tp[1:]) as Finalize already computed it (nil for <= 2
+// time points). The gap slices share it when every event counts (or are a
+// piece of it when the events counted are consecutive), text gaps are the
+// content gaps when the same events count, and all are read only.
+func factsOf(rec *storedRecord, tp, intervals []float64) requestFacts {
+	f := requestFacts{t0: tp[0], t1: tp[1], tm: tp[len(tp)-1], intervals: intervals}
 	if rec.Events == nil || len(rec.Events) != len(tp)-1 {
 		return f
 	}
@@ -312,11 +288,11 @@ func factsOf(rec *storedRecord, intervals []float64) requestFacts {
 		first, g := gaps(nText, storedEvent.HasText)
 		f.hasText, f.ttfText, f.textGaps = true, first-tp[0], g
 	}
-	if eventTokensKnown(rec.Events) {
+	if eventTokensKnown(rec) {
 		f.tokensKnown = true
-		for _, e := range rec.Events {
+		for i, e := range rec.Events {
 			if outputEvent(e) {
-				f.tokens = append(f.tokens, float64(e.Tokens))
+				f.tokens = append(f.tokens, float64(rec.Tokens[i]))
 			}
 		}
 	}
@@ -328,62 +304,18 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 	if len(st.Requests) == 0 {
 		return
 	}
-	// ITL accounting.
+	// ITL accounting. The pooled mean is taken request by request, in the
+	// stage's order, as np.mean of the concatenated intervals adds them.
 	acc := &ITLAccounting{Requests: len(st.Requests), InAISBenchTable: st.Metric(MetricITL) != nil}
-	var pooled, means, perRequest []float64
-	// The pool of intervals is AISBench's ITL values (the same requests in the
-	// same order) when the stage has them. The content and text gap pools are
-	// that pool itself when every request's gaps are its intervals (every event
-	// carries content or text), and the text gap pool is the content gap pool
-	// when every request's text gaps are its content gaps. Shared pools are
-	// read only.
-	shareContent, shareText, textIsContent := true, true, true
-	for _, idx := range st.Requests {
-		f := &facts[idx]
-		shareContent = shareContent && sameSlice(f.contentGaps, f.intervals)
-		shareText = shareText && sameSlice(f.textGaps, f.intervals)
-		textIsContent = textIsContent && sameSlice(f.textGaps, f.contentGaps)
-	}
-	fillPooled := true
-	if m := st.Metric(MetricITL); m != nil {
-		pooled, fillPooled = m.Values, false
-	} else if k := pooledLen(len(st.Requests), func(i int) []float64 { return facts[st.Requests[i]].intervals }); k > 0 {
-		pooled = make([]float64, 0, k) // one allocation for the pool
-	}
-	samples := map[Metric][]float64{}
-	n := map[Metric]int{}
-	{
-		// Each pool allocated once at its final size, not grown by doubling.
-		var nc, nt, nk int
-		for _, idx := range st.Requests {
-			f := &facts[idx]
-			nc += len(f.contentGaps)
-			nt += len(f.textGaps)
-			if f.tokensKnown {
-				nk += len(f.tokens)
-			}
-		}
-		if shareContent {
-			nc = 0
-		}
-		if shareText || textIsContent {
-			nt = 0
-		}
-		for m, k := range map[Metric]int{MetricContentUpdateInterval: nc, MetricTextUpdateInterval: nt, MetricTokensPerEvent: nk} {
-			if k > 0 {
-				samples[m] = make([]float64, 0, k)
-			}
-		}
-	}
+	var pooled numpySum
+	var means, perRequest []float64
 	withEvents := 0
 	for _, idx := range st.Requests {
-		f := facts[idx]
+		f := &facts[idx]
 		perRequest = append(perRequest, float64(len(f.intervals)))
 		if len(f.intervals) > 0 {
 			acc.RequestsWithIntervals++
-			if fillPooled {
-				pooled = append(pooled, f.intervals...)
-			}
+			pooled.add(f.intervals)
 			means = append(means, NumpyMean(f.intervals))
 			zero := 0
 			for _, x := range f.intervals {
@@ -402,56 +334,52 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 		if f.events {
 			withEvents++
 		}
-		add := func(m Metric, ok bool, xs ...float64) {
-			if ok {
-				samples[m] = append(samples[m], xs...)
-				n[m]++
-			}
-		}
-		if shareContent {
-			add(MetricContentUpdateInterval, len(f.contentGaps) > 0) // counted; its samples are the pool
-		} else {
-			add(MetricContentUpdateInterval, len(f.contentGaps) > 0, f.contentGaps...)
-		}
-		if shareText || textIsContent {
-			add(MetricTextUpdateInterval, len(f.textGaps) > 0)
-		} else {
-			add(MetricTextUpdateInterval, len(f.textGaps) > 0, f.textGaps...)
-		}
-		add(MetricTTFContent, f.hasContent, f.ttfContent)
-		add(MetricTTFText, f.hasText, f.ttfText)
-		add(MetricTokensPerEvent, f.tokensKnown, f.tokens...)
 	}
-	acc.Intervals = len(pooled)
+	acc.Intervals = pooled.n
 	acc.PerRequestMin = NumpyMin(perRequest)
 	acc.PerRequestMax = NumpyMax(perRequest)
 	acc.PerRequestMedian = NumpyPercentile(perRequest, 50)
 	acc.PooledMeanSeconds, acc.PerRequestMeanSeconds = math.NaN(), math.NaN()
-	if len(pooled) > 0 {
-		acc.PooledMeanSeconds = NumpyMean(pooled)
+	if pooled.n > 0 {
+		acc.PooledMeanSeconds = pooled.mean()
 		acc.PerRequestMeanSeconds = NumpyMean(means)
 	}
 	st.ITL = acc
-	if shareContent && len(pooled) > 0 {
-		samples[MetricContentUpdateInterval] = pooled
-	}
-	switch {
-	case shareText && len(pooled) > 0:
-		samples[MetricTextUpdateInterval] = pooled
-	case textIsContent && !shareText:
-		samples[MetricTextUpdateInterval] = samples[MetricContentUpdateInterval]
-	}
 
-	var lastValues []float64
-	var lastStats []Statistic
+	// sseaudit's metrics. A pooled metric's samples stay where they are, in
+	// each request's facts (Samples counts them); the per-request ones keep
+	// their Values. The text gaps are the content gaps, statistics included,
+	// when every request's text gaps are its content gaps.
+	textIsContent := true
+	for _, idx := range st.Requests {
+		textIsContent = textIsContent && sameSlice(facts[idx].textGaps, facts[idx].contentGaps)
+	}
+	var contentStats []Statistic
 	for _, m := range SSEMetrics {
-		if xs := samples[m]; len(xs) > 0 {
-			// A pool shared with the previous metric has its statistics.
-			if !sameSlice(xs, lastValues) {
-				lastValues, lastStats = xs, anyStatistics(rep.AllStats, xs)
+		perRequestMetric := m == MetricTTFContent || m == MetricTTFText
+		var samples pool
+		n := 0
+		for _, idx := range st.Requests {
+			if v, ok := sseSamples(m, &facts[idx]); ok {
+				n++
+				samples = append(samples, v)
 			}
-			st.SSE = append(st.SSE, MetricResult{Name: m, Unit: m.Unit(), Values: xs, N: n[m],
-				Stats: slices.Clone(lastStats)})
+		}
+		if count := samples.len(); count > 0 {
+			mr := MetricResult{Name: m, Unit: m.Unit(), N: n, Samples: count}
+			switch {
+			case m == MetricTextUpdateInterval && textIsContent:
+				mr.Stats = slices.Clone(contentStats)
+			case perRequestMetric:
+				mr.Values = slices.Concat(samples...)
+				mr.Stats = statistics(rep.AllStats, pool{mr.Values})
+			default:
+				mr.Stats = statistics(rep.AllStats, samples)
+			}
+			if m == MetricContentUpdateInterval {
+				contentStats = mr.Stats
+			}
+			st.SSE = append(st.SSE, mr)
 			continue
 		}
 		var why string
@@ -481,7 +409,7 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 			}
 		}
 		if extra != nil {
-			st.Metrics[i].Extra = anyStatistics(extra, st.Metrics[i].Values)
+			st.Metrics[i].Extra = statistics(extra, pool{st.Metrics[i].Values})
 		}
 	}
 
@@ -502,11 +430,26 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 	}
 }
 
+// sseSamples are a request's samples of one of sseaudit's metrics, and
+// whether it has any (a request counts towards N when it has).
+func sseSamples(m Metric, f *requestFacts) ([]float64, bool) {
+	switch m {
+	case MetricContentUpdateInterval:
+		return f.contentGaps, len(f.contentGaps) > 0
+	case MetricTextUpdateInterval:
+		return f.textGaps, len(f.textGaps) > 0
+	case MetricTTFContent:
+		return []float64{f.ttfContent}, f.hasContent
+	case MetricTTFText:
+		return []float64{f.ttfText}, f.hasText
+	}
+	return f.tokens, f.tokensKnown
+}
+
 // sloValue is a request's value of a per-request metric, as AISBench computes
 // it (TPOT, throughputs) or as sseaudit defines it (TTFContent, TTFText).
 func sloValue(rec *storedRecord, f requestFacts, m Metric) (float64, bool) {
-	tp := rec.TimePoints
-	latency, ttft := tp[len(tp)-1]-tp[0], tp[1]-tp[0]
+	latency, ttft := f.tm-f.t0, f.t1-f.t0
 	out, in := rec.OutputTokens, rec.InputTokens
 	switch m {
 	case MetricE2EL:
@@ -552,9 +495,10 @@ func (b *Builder) windowed(st *StageResult, kept []int) {
 	wt := &WindowedThroughput{Basis: "tokens", WindowSeconds: w.DurationSeconds}
 	var tokens, outputEvents, points int64
 	allKnown, allEvents := true, true
+	var tp []float64
 	for _, idx := range kept {
 		rec := &b.requests[idx]
-		tp := rec.TimePoints
+		tp = rec.timePoints(tp)
 		evs := rec.Events
 		if evs == nil || len(evs) != len(tp)-1 {
 			evs = nil
@@ -571,15 +515,15 @@ func (b *Builder) windowed(st *StageResult, kept []int) {
 			if evs == nil {
 				continue
 			}
-			e := evs[i]
-			if outputEvent(e) {
+			n := rec.tokens(i)
+			if outputEvent(evs[i]) {
 				outputEvents++
-				if e.Tokens < 0 {
+				if n < 0 {
 					allKnown = false
 				}
 			}
-			if e.Tokens > 0 {
-				tokens += e.Tokens
+			if n > 0 {
+				tokens += n
 			}
 		}
 		if counted {

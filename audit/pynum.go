@@ -37,6 +37,43 @@ func NumpyMean(xs []float64) float64 {
 	return NumpySum(xs) / float64(len(xs))
 }
 
+// numpySum adds values in order as NumpySum adds one array of all of them:
+// pairwise within each chunk of numpyBufferSize values, the chunks left to
+// right. A pool's mean is so taken without gathering the pool.
+type numpySum struct {
+	chunk []float64
+	total float64
+	n     int
+}
+
+func (s *numpySum) add(xs []float64) {
+	s.n += len(xs)
+	for len(xs) > 0 {
+		if s.chunk == nil {
+			s.chunk = make([]float64, 0, numpyBufferSize)
+		}
+		k := min(len(xs), numpyBufferSize-len(s.chunk))
+		s.chunk = append(s.chunk, xs[:k]...)
+		xs = xs[k:]
+		if len(s.chunk) == numpyBufferSize {
+			s.total += pairwiseSum(s.chunk)
+			s.chunk = s.chunk[:0]
+		}
+	}
+}
+
+// mean is NumpyMean of the values added: NaN when there are none.
+func (s *numpySum) mean() float64 {
+	if s.n == 0 {
+		return math.NaN()
+	}
+	total := s.total
+	if len(s.chunk) > 0 {
+		total += pairwiseSum(s.chunk)
+	}
+	return total / float64(s.n)
+}
+
 // pairwiseSum is numpy's DOUBLE_pairwise_sum: a plain loop under 8 values, eight
 // unrolled accumulators up to the block size, recursive halving (kept a multiple
 // of 8) above it.
@@ -139,6 +176,13 @@ func numpyPercentileSorted(sorted []float64, p float64) float64 {
 	if math.IsNaN(sorted[n-1]) {
 		return sorted[n-1]
 	}
+	lo, hi, gamma := percentilePositions(n, p)
+	return numpyLerp(sorted[lo], sorted[hi], gamma)
+}
+
+// percentilePositions are the positions in n sorted values (n > 0) that
+// np.percentile's 'linear' method interpolates between for p, and its weight.
+func percentilePositions(n int, p float64) (lo, hi int, gamma float64) {
 	quantile := p / 100
 	virtual := float64(n-1) * quantile
 	previous := math.Floor(virtual)
@@ -152,7 +196,7 @@ func numpyPercentileSorted(sorted []float64, p float64) float64 {
 	if math.IsNaN(virtual) {
 		previous, next = -1, -1
 	}
-	at := func(i float64) float64 {
+	at := func(i float64) int {
 		k := int(i)
 		if k < 0 {
 			k += n
@@ -160,11 +204,10 @@ func numpyPercentileSorted(sorted []float64, p float64) float64 {
 		if k >= n {
 			k = n - 1
 		}
-		return sorted[k]
+		return k
 	}
 	// numpy computes gamma from the indices after the bound fixes (so -1 above).
-	gamma := virtual - previous
-	return numpyLerp(at(previous), at(next), gamma)
+	return at(previous), at(next), virtual - previous
 }
 
 // numpyLerp is numpy's _lerp: a+(b-a)*t below one half, b-(b-a)*(1-t) from it.

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"sort"
 
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
@@ -111,22 +112,29 @@ func RecordFromReplays(req *trace.Request, ais, spec *replay.Result) RequestReco
 		v.Events++
 		v.LastNs = e.TNs
 	}
-	var body []byte
+	var body bodyRanges
 	if req != nil {
-		body = make([]byte, 0, req.BodyBytes())
-		for _, c := range req.Chunks {
-			body = append(body, c.Data...)
-		}
+		body = newBodyRanges(req.Chunks)
 	}
 	for _, e := range ais.Events {
-		if e.Class == replay.ClassAfterDone || e.Start < 0 || e.End > int64(len(body)) || e.Start > e.End {
+		if e.Class == replay.ClassAfterDone || e.Start < 0 || e.End > body.len() || e.Start > e.End {
 			continue // AISBench stops reading at [DONE]
 		}
-		block := body[e.Start:e.End]
+		block := body.bytes(e.Start, e.End)
 		data, fields := 0, 0
-		i := 0
-		for line := range bytes.Lines(block) {
-			line = bytes.TrimLeft(bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r")), " \t")
+		// Each line (as bytes.Lines cuts them) without its "\n", one "\r"
+		// and leading blanks.
+		for i := 0; len(block) > 0; i++ {
+			line := block
+			if k := bytes.IndexByte(block, '\n'); k >= 0 {
+				line, block = block[:k], block[k+1:]
+			} else {
+				block = nil
+			}
+			line = bytes.TrimSuffix(line, []byte("\r"))
+			for len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
+				line = line[1:]
+			}
 			switch {
 			case bytes.HasPrefix(line, []byte("data:")):
 				data++
@@ -137,7 +145,6 @@ func RecordFromReplays(req *trace.Request, ais, spec *replay.Result) RequestReco
 					}
 				}
 			}
-			i++
 		}
 		switch {
 		case e.Class == replay.ClassComment:
@@ -152,4 +159,47 @@ func RecordFromReplays(req *trace.Request, ais, spec *replay.Result) RequestReco
 	}
 	rec.Spec = v
 	return rec
+}
+
+// bodyRanges reads byte ranges of a request's body (its chunks' bytes, in
+// order) without joining the chunks: a range within one chunk is a piece of
+// it, and only a range across chunks is copied, into a buffer reused from
+// range to range.
+type bodyRanges struct {
+	chunks []trace.Chunk
+	starts []int64 // each chunk's offset in the body, then the body's length
+	buf    []byte
+}
+
+func newBodyRanges(chunks []trace.Chunk) bodyRanges {
+	b := bodyRanges{chunks: chunks, starts: make([]int64, len(chunks)+1)}
+	for i, c := range chunks {
+		b.starts[i+1] = b.starts[i] + int64(len(c.Data))
+	}
+	return b
+}
+
+func (b *bodyRanges) len() int64 {
+	if b.starts == nil {
+		return 0
+	}
+	return b.starts[len(b.starts)-1]
+}
+
+// bytes is body[start:end], for 0 <= start <= end <= len(); valid until the
+// next call.
+func (b *bodyRanges) bytes(start, end int64) []byte {
+	if start == end {
+		return nil
+	}
+	// The chunk holding start: the first whose end lies beyond it.
+	i := sort.Search(len(b.chunks), func(i int) bool { return b.starts[i+1] > start })
+	if end <= b.starts[i+1] {
+		return b.chunks[i].Data[start-b.starts[i] : end-b.starts[i]]
+	}
+	b.buf = b.buf[:0]
+	for ; i < len(b.chunks) && b.starts[i] < end; i++ {
+		b.buf = append(b.buf, b.chunks[i].Data[max(start, b.starts[i])-b.starts[i]:min(end, b.starts[i+1])-b.starts[i]]...)
+	}
+	return b.buf
 }

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 
@@ -92,5 +93,30 @@ func TestSSEFiguresWithoutAISBenchNumbers(t *testing.T) {
 	}
 	if wt := rep.Stable.Windowed; wt == nil || wt.Basis != "output events" || wt.NativeOutputTokenThroughput != nil {
 		t.Errorf("windowed %+v", wt)
+	}
+}
+
+// bodyRanges gives the joined body's bytes for every range, chunks empty,
+// short and long.
+func TestBodyRanges(t *testing.T) {
+	body := []byte("data: {\"a\":1}\n\n: comment\ndata: x\r\n\r\nevent: e\ndata: [DONE]\n\n")
+	for _, cuts := range [][]int{{}, {0}, {1, 1, 2}, {5, 10, 10, 30}, {len(body)}} {
+		var chunks []trace.Chunk
+		prev := 0
+		for _, c := range append(cuts, len(body)) {
+			chunks = append(chunks, trace.Chunk{Data: body[prev:c]})
+			prev = c
+		}
+		b := newBodyRanges(chunks)
+		if b.len() != int64(len(body)) {
+			t.Fatalf("cuts %v: length %d, want %d", cuts, b.len(), len(body))
+		}
+		for start := range len(body) + 1 {
+			for end := start; end <= len(body); end++ {
+				if got := b.bytes(int64(start), int64(end)); !bytes.Equal(got, body[start:end]) {
+					t.Fatalf("cuts %v: [%d:%d] = %q, want %q", cuts, start, end, got, body[start:end])
+				}
+			}
+		}
 	}
 }

@@ -196,8 +196,14 @@ type MetricResult struct {
 	Unit Unit
 	// Values are the raw per-request values behind the statistics, unrounded, in
 	// the metric's Unit; for ITL the intervals of every request, concatenated.
+	// nil for sseaudit's pooled metrics (ContentUpdateInterval,
+	// TextUpdateInterval, TokensPerEvent): their pools, as large as ITL's, are
+	// not kept once their statistics are computed.
 	Values []float64
-	Stats  []Statistic // in Report.Stats order (Report.AllStats for sseaudit's metrics)
+	// Samples is the number of values behind the statistics (len(Values)
+	// where Values is kept).
+	Samples int
+	Stats   []Statistic // in Report.Stats order (Report.AllStats for sseaudit's metrics)
 	// Extra are the statistics of Report.AllStats that AISBench's table lacks,
 	// from the same raw values (AISBench's metrics only).
 	Extra []Statistic

@@ -6,13 +6,17 @@ import (
 	"unsafe"
 )
 
+// radixMinLen is the length from which sortFloats sorts by radix, turning
+// -0 into +0 and every NaN into math.NaN().
+const radixMinLen = 512
+
 // sortFloats sorts xs ascending with NaN last, as numpy's sort orders them.
 // Percentiles only read values at positions, so any order among equal values
 // gives the same results. Large slices (ITL pools run to millions of
 // intervals) go through an LSD radix sort on the float bits, which is several
 // times faster than a comparison sort and needs no comparator calls.
 func sortFloats(xs []float64) {
-	if len(xs) < 512 {
+	if len(xs) < radixMinLen {
 		slices.SortFunc(xs, compareNaNLast)
 		return
 	}

@@ -32,7 +32,7 @@ func (r *Report) sseMetricsJSON(metrics *object) {
 			}
 			o.Set("not_in_aisbench_table", extra)
 			o.Set("N", mr.N)
-			o.Set("samples", len(mr.Values))
+			o.Set("samples", mr.Samples)
 			byStage.Set(string(stage), o)
 		}
 		if len(byStage) > 0 {

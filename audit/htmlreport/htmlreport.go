@@ -183,7 +183,7 @@ func (p *page) aisbenchSection() {
 			for i, s := range mr.Stats {
 				p.s(gsCell(i, audit.FormatAISBench(mr.Unit, s.Rounded)))
 			}
-			p.w("<td class=\"n\">%d</td><td class=\"n\">%d</td>", mr.N, len(mr.Values))
+			p.w("<td class=\"n\">%d</td><td class=\"n\">%d</td>", mr.N, mr.Samples)
 		}
 		p.s("</tr>\n")
 	}
@@ -301,7 +301,7 @@ func (p *page) sseSection() {
 				for i, s := range mr.Stats {
 					p.s(gsCell(i, audit.FormatValue(mr.Unit, s.Raw)))
 				}
-				p.w("<td class=\"n\">%d</td><td class=\"n\">%d</td>", mr.N, len(mr.Values))
+				p.w("<td class=\"n\">%d</td><td class=\"n\">%d</td>", mr.N, mr.Samples)
 			}
 			p.s("</tr>\n")
 		}

@@ -210,7 +210,7 @@ func (r *Result) stageJSON(st *StageOutcome) object {
 			mo.Set(s.Name, number(s.Raw*scale(m.Unit)))
 		}
 		mo.Set("N", m.N)
-		mo.Set("samples", len(m.Values))
+		mo.Set("samples", m.Samples)
 		var printed object
 		for _, s := range m.Stats {
 			printed.Set(s.Name, aisbenchStatText(m.Unit, s.Rounded))

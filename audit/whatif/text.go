@@ -166,7 +166,7 @@ func (r *Result) rows() []row {
 			}},
 			row{label: string(m) + " samples", value: func(st *StageOutcome) string {
 				if mr := st.Result.Metric(m); mr != nil {
-					return strconv.Itoa(len(mr.Values))
+					return strconv.Itoa(mr.Samples)
 				}
 				return "-"
 			}, delta: func(d *StageDelta) string {

@@ -357,7 +357,7 @@ func stageDelta(a, b *audit.StageResult) *StageDelta {
 		md := MetricDelta{Name: m}
 		if am != nil && bm != nil {
 			md.N = Number{float64(am.N - bm.N), true}
-			md.Samples = Number{float64(len(am.Values) - len(bm.Values)), true}
+			md.Samples = Number{float64(am.Samples - bm.Samples), true}
 			for i := range am.Stats {
 				md.Stats = append(md.Stats, Number{am.Stats[i].Raw - bm.Stats[i].Raw, true})
 			}
