@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -210,90 +209,4 @@ func (m *partials) close() {
 		r.Close()
 	}
 	m.readers = nil
-}
-
-// reportOptions are the rendering choices and the audit configuration of
-// report's flags.
-type reportOptions struct {
-	format, color string
-	cfg           audit.Config
-}
-
-// reportOptionsFrom checks report's flags on cmd and builds the audit
-// configuration they give.
-func reportOptionsFrom(cmd *cli.Command) (reportOptions, error) {
-	o := reportOptions{format: cmd.String("format"), color: cmd.String("color")}
-	switch o.format {
-	case "text", "json", "csv", "markdown", "html":
-	default:
-		return o, usagef("%s: --format %q: want text, json, csv, markdown or html", cmd.Name, o.format)
-	}
-	if o.color != "auto" && o.color != "always" && o.color != "never" {
-		return o, usagef("%s: --color %q: want auto, always or never", cmd.Name, o.color)
-	}
-	if s := cmd.String("stats"); s != "" {
-		o.cfg.Stats = splitComma(s)
-	}
-	for _, text := range cmd.StringSlice("slo") {
-		slo, err := audit.ParseSLO(text)
-		if err != nil {
-			return o, usagef("%s: --slo: %v", cmd.Name, strings.TrimPrefix(err.Error(), "audit: "))
-		}
-		o.cfg.SLOs = append(o.cfg.SLOs, slo)
-	}
-	if d := cmd.Duration("min-window"); d <= 0 {
-		return o, usagef("%s: --min-window %v: want a positive duration", cmd.Name, d)
-	} else {
-		o.cfg.Thresholds.MinWindowSeconds = d.Seconds()
-	}
-	if n := cmd.Int("min-window-requests"); n < 1 {
-		return o, usagef("%s: --min-window-requests %d: want a positive integer", cmd.Name, n)
-	} else {
-		o.cfg.Thresholds.MinWindowRequests = n
-	}
-	return o, nil
-}
-
-// newDefaultWhatIf is the what-if of the default policies the HTML report
-// shows.
-func newDefaultWhatIf(maxConcurrency int, stats []string) (*whatif.Builder, error) {
-	var policies []whatif.Policy
-	for _, name := range whatif.DefaultPolicies {
-		p, err := whatif.ParsePolicy(name)
-		if err != nil {
-			return nil, err
-		}
-		policies = append(policies, p)
-	}
-	return whatif.NewBuilder(whatif.Config{MaxConcurrency: maxConcurrency, Stats: stats, Policies: policies})
-}
-
-// writeReport writes AISBench's files (--aisbench-out) and renders the
-// report in the chosen format to -o or stdout.
-func writeReport(e env, cmd *cli.Command, rep *audit.Report, o reportOptions, html htmlreport.Options) error {
-	if dir := cmd.String("aisbench-out"); dir != "" {
-		if err := writeAISBenchFiles(e, rep, dir); err != nil {
-			return err
-		}
-	}
-	render := func(w io.Writer) error {
-		switch o.format {
-		case "json":
-			return rep.WriteJSON(w)
-		case "csv":
-			return rep.WriteCSV(w)
-		case "markdown":
-			return rep.WriteMarkdown(w)
-		case "html":
-			return htmlreport.Write(w, rep, html)
-		}
-		if o.color == "always" || (o.color == "auto" && cmd.String("output") == "" && wantColor(e.stdout)) {
-			return rep.WriteTextColor(w)
-		}
-		return rep.WriteText(w)
-	}
-	if path := cmd.String("output"); path != "" {
-		return writeFileAtomic(path, render)
-	}
-	return render(e.stdout)
 }

@@ -155,9 +155,10 @@ func writeReplayTables(cmd *cli.Command, r trace.Reader, framer replay.Framer, d
 }
 
 // newReplayWork returns a work function for mapOrdered that replays a
-// request as audit report does: with opts' framer, and for the aisbench
-// framer with the sse framer too (sharing one memo, so that each payload both
-// framers cut alike is parsed once), giving the record audit.Builder takes.
+// request for report, merge's partials and the replay tables alike: with
+// opts' framer, and for the aisbench framer with the sse framer too (sharing
+// one memo, so that each payload both framers cut alike is parsed once),
+// giving the replay and the record audit.Builder takes.
 func newReplayWork(path string, opts replay.Options) func() func(*trace.Request) (tables.Replayed, error) {
 	return func() func(*trace.Request) (tables.Replayed, error) {
 		var rp, spec replay.Replayer

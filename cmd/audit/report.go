@@ -18,7 +18,6 @@ import (
 	"github.com/sseaudit/sseaudit/audit"
 	"github.com/sseaudit/sseaudit/audit/htmlreport"
 	"github.com/sseaudit/sseaudit/audit/whatif"
-	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
 )
 
@@ -97,49 +96,14 @@ Examples:
 			traceFormatFlag("in-format"),
 		}, limitFlags()...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
-			out := cmd.String("format")
-			switch out {
-			case "text", "json", "csv", "markdown", "html":
-			default:
-				return usagef("report: --format %q: want text, json, csv, markdown or html", out)
-			}
-			color := cmd.String("color")
-			if color != "auto" && color != "always" && color != "never" {
-				return usagef("report: --color %q: want auto, always or never", color)
-			}
-			cfg := audit.Config{}
-			if s := cmd.String("stats"); s != "" {
-				cfg.Stats = splitComma(s)
-			}
-			for _, text := range cmd.StringSlice("slo") {
-				slo, err := audit.ParseSLO(text)
-				if err != nil {
-					return usagef("report: --slo: %v", strings.TrimPrefix(err.Error(), "audit: "))
-				}
-				cfg.SLOs = append(cfg.SLOs, slo)
-			}
-			if d := cmd.Duration("min-window"); d <= 0 {
-				return usagef("report: --min-window %v: want a positive duration", d)
-			} else {
-				cfg.Thresholds.MinWindowSeconds = d.Seconds()
-			}
-			if n := cmd.Int("min-window-requests"); n < 1 {
-				return usagef("report: --min-window-requests %d: want a positive integer", n)
-			} else {
-				cfg.Thresholds.MinWindowRequests = n
+			o, err := reportOptionsFrom(cmd)
+			if err != nil {
+				return err
 			}
 			opts := buildOptions{progress: newProgress(e.stderr)}
 			var wb *whatif.Builder
-			if out == "html" {
+			if o.format == "html" {
 				// The what-if of the default policies, from the same records.
-				var policies []whatif.Policy
-				for _, name := range whatif.DefaultPolicies {
-					p, err := whatif.ParsePolicy(name)
-					if err != nil {
-						return err
-					}
-					policies = append(policies, p)
-				}
 				opts.add = func(rec audit.RequestRecord) {
 					if wb != nil {
 						wb.Add(rec)
@@ -147,11 +111,11 @@ Examples:
 				}
 				opts.beforeReplay = func(c int) error {
 					var err error
-					wb, err = whatif.NewBuilder(whatif.Config{MaxConcurrency: c, Stats: cfg.Stats, Policies: policies})
+					wb, err = newDefaultWhatIf(c, o.cfg.Stats)
 					return err
 				}
 			}
-			rep, err := buildReportWith(e, cmd, cfg, true, opts)
+			rep, err := buildReportWith(e, cmd, o.cfg, true, opts)
 			if err != nil {
 				opts.progress.done()
 				return err
@@ -165,33 +129,95 @@ Examples:
 				}
 			}
 			opts.progress.done()
-			if dir := cmd.String("aisbench-out"); dir != "" {
-				if err := writeAISBenchFiles(e, rep, dir); err != nil {
-					return err
-				}
-			}
-			render := func(w io.Writer) error {
-				switch out {
-				case "json":
-					return rep.WriteJSON(w)
-				case "csv":
-					return rep.WriteCSV(w)
-				case "markdown":
-					return rep.WriteMarkdown(w)
-				case "html":
-					return htmlreport.Write(w, rep, htmlreport.Options{Title: filepath.Base(cmd.Args().First()), WhatIf: wres, WhatIfNote: wnote})
-				}
-				if color == "always" || (color == "auto" && cmd.String("output") == "" && wantColor(e.stdout)) {
-					return rep.WriteTextColor(w)
-				}
-				return rep.WriteText(w)
-			}
-			if path := cmd.String("output"); path != "" {
-				return writeFileAtomic(path, render)
-			}
-			return render(e.stdout)
+			return writeReport(e, cmd, rep, o, htmlreport.Options{Title: filepath.Base(cmd.Args().First()), WhatIf: wres, WhatIfNote: wnote})
 		}),
 	}
+}
+
+// reportOptions are the rendering choices and the audit configuration of
+// report's flags.
+type reportOptions struct {
+	format, color string
+	cfg           audit.Config
+}
+
+// reportOptionsFrom checks report's flags on cmd and builds the audit
+// configuration they give.
+func reportOptionsFrom(cmd *cli.Command) (reportOptions, error) {
+	o := reportOptions{format: cmd.String("format"), color: cmd.String("color")}
+	switch o.format {
+	case "text", "json", "csv", "markdown", "html":
+	default:
+		return o, usagef("%s: --format %q: want text, json, csv, markdown or html", cmd.Name, o.format)
+	}
+	if o.color != "auto" && o.color != "always" && o.color != "never" {
+		return o, usagef("%s: --color %q: want auto, always or never", cmd.Name, o.color)
+	}
+	if s := cmd.String("stats"); s != "" {
+		o.cfg.Stats = splitComma(s)
+	}
+	for _, text := range cmd.StringSlice("slo") {
+		slo, err := audit.ParseSLO(text)
+		if err != nil {
+			return o, usagef("%s: --slo: %v", cmd.Name, strings.TrimPrefix(err.Error(), "audit: "))
+		}
+		o.cfg.SLOs = append(o.cfg.SLOs, slo)
+	}
+	if d := cmd.Duration("min-window"); d <= 0 {
+		return o, usagef("%s: --min-window %v: want a positive duration", cmd.Name, d)
+	} else {
+		o.cfg.Thresholds.MinWindowSeconds = d.Seconds()
+	}
+	if n := cmd.Int("min-window-requests"); n < 1 {
+		return o, usagef("%s: --min-window-requests %d: want a positive integer", cmd.Name, n)
+	} else {
+		o.cfg.Thresholds.MinWindowRequests = n
+	}
+	return o, nil
+}
+
+// newDefaultWhatIf is the what-if of the default policies the HTML report
+// shows.
+func newDefaultWhatIf(maxConcurrency int, stats []string) (*whatif.Builder, error) {
+	var policies []whatif.Policy
+	for _, name := range whatif.DefaultPolicies {
+		p, err := whatif.ParsePolicy(name)
+		if err != nil {
+			return nil, err
+		}
+		policies = append(policies, p)
+	}
+	return whatif.NewBuilder(whatif.Config{MaxConcurrency: maxConcurrency, Stats: stats, Policies: policies})
+}
+
+// writeReport writes AISBench's files (--aisbench-out) and renders the
+// report in the chosen format to -o or stdout.
+func writeReport(e env, cmd *cli.Command, rep *audit.Report, o reportOptions, html htmlreport.Options) error {
+	if dir := cmd.String("aisbench-out"); dir != "" {
+		if err := writeAISBenchFiles(e, rep, dir); err != nil {
+			return err
+		}
+	}
+	render := func(w io.Writer) error {
+		switch o.format {
+		case "json":
+			return rep.WriteJSON(w)
+		case "csv":
+			return rep.WriteCSV(w)
+		case "markdown":
+			return rep.WriteMarkdown(w)
+		case "html":
+			return htmlreport.Write(w, rep, html)
+		}
+		if o.color == "always" || (o.color == "auto" && cmd.String("output") == "" && wantColor(e.stdout)) {
+			return rep.WriteTextColor(w)
+		}
+		return rep.WriteText(w)
+	}
+	if path := cmd.String("output"); path != "" {
+		return writeFileAtomic(path, render)
+	}
+	return render(e.stdout)
 }
 
 // buildReport replays every request of the command's TRACE with the chosen
@@ -244,33 +270,15 @@ func buildReportWith(e env, cmd *cli.Command, cfg audit.Config, needC bool, opts
 		}
 	}
 	b := audit.NewBuilder(cfg)
-	ropts := replayOptions(cmd, framer)
-	sopts := replay.Options{Framer: replay.SSE, MaxEventBytes: ropts.MaxEventBytes}
-	rpath := r.Info().Path
 	// Each request is replayed on its own (with AISBench's framer, and with
 	// the sse framer for the framing facts), in parallel; the records come
 	// back in trace order.
+	newReplay := newReplayWork(r.Info().Path, replayOptions(cmd, framer))
 	newWork := func() func(*trace.Request) (audit.RequestRecord, error) {
-		var rp, spec replay.Replayer
-		var memo replay.VerdictMemo // each payload both framers cut alike is parsed once
-		ropts, sopts := ropts, sopts
-		if framer != replay.SSE {
-			ropts.Memo, sopts.Memo = &memo, &memo
-		}
+		work := newReplay()
 		return func(req *trace.Request) (audit.RequestRecord, error) {
-			memo.Reset()
-			res, err := rp.Replay(req, ropts)
-			if err != nil {
-				return audit.RequestRecord{}, fmt.Errorf("%s: %w", rpath, err) // replay names the request
-			}
-			if framer == replay.SSE {
-				return audit.RecordFromReplay(res), nil
-			}
-			sres, err := spec.Replay(req, sopts)
-			if err != nil {
-				return audit.RequestRecord{}, fmt.Errorf("%s: %w", path, err)
-			}
-			return audit.RecordFromReplays(req, res, sres), nil
+			out, err := work(req)
+			return out.Record, err
 		}
 	}
 	err = mapOrdered(r, newWork, func(rec audit.RequestRecord) error {
