@@ -19,8 +19,11 @@ type FlatRow struct {
 	Row       int64 // 0-based row in the file
 }
 
-// FlatRows yields the rows of a flat file in file order. The grouper keeps
-// the slices and pointers of each row it is given: Next must not reuse them.
+// FlatRows yields the rows of a flat file in file order. Next is handed the
+// same FlatRow every time and sets all of it. The grouper keeps the slices
+// and pointers of the first row of each request and the chunk of every row:
+// Next must not reuse those (it may reuse the others of a row whose
+// request_id is the previous row's).
 type FlatRows interface {
 	Next(*FlatRow) bool
 	Err() error
@@ -98,6 +101,10 @@ type flatReader struct {
 	next    int
 	loaded  bool
 
+	// row is filled by rows.Next; what a request keeps of it is copied out.
+	row        FlatRow
+	lastChunks int // chunks of the request read last
+
 	cur *Request
 	err error
 }
@@ -144,9 +151,9 @@ func (fr *flatReader) scanContiguous() *groupedRequest {
 	if fr.pendingReq != nil {
 		g, fr.pendingReq = fr.pendingReq, nil
 	}
+	row := &fr.row
 	for {
-		var row FlatRow
-		if !fr.rows.Next(&row) {
+		if !fr.rows.Next(row) {
 			if err := fr.rows.Err(); err != nil {
 				fr.err = err
 				return nil
@@ -155,19 +162,19 @@ func (fr *flatReader) scanContiguous() *groupedRequest {
 		}
 		if g == nil {
 			g = &groupedRequest{}
-			if fr.err = fr.start(g, &row); fr.err != nil {
+			if fr.err = fr.start(g, row); fr.err != nil {
 				return nil
 			}
 			continue
 		}
 		if row.Req.RequestID != g.req.RequestID {
 			fr.pendingReq = &groupedRequest{}
-			if fr.err = fr.start(fr.pendingReq, &row); fr.err != nil {
+			if fr.err = fr.start(fr.pendingReq, row); fr.err != nil {
 				return nil
 			}
 			return g
 		}
-		if fr.err = fr.add(g, &row); fr.err != nil {
+		if fr.err = fr.add(g, row); fr.err != nil {
 			return nil
 		}
 	}
@@ -178,9 +185,9 @@ func (fr *flatReader) scanGrouped() *groupedRequest {
 		fr.loaded = true
 		index := map[string]*groupedRequest{}
 		var n int64
+		row := &fr.row
 		for {
-			var row FlatRow
-			if !fr.rows.Next(&row) {
+			if !fr.rows.Next(row) {
 				if err := fr.rows.Err(); err != nil {
 					fr.err = err
 					return nil
@@ -196,13 +203,13 @@ func (fr *flatReader) scanGrouped() *groupedRequest {
 				return nil
 			}
 			if g, ok := index[row.Req.RequestID]; ok {
-				if fr.err = fr.add(g, &row); fr.err != nil {
+				if fr.err = fr.add(g, row); fr.err != nil {
 					return nil
 				}
 				continue
 			}
 			g := &groupedRequest{}
-			if fr.err = fr.start(g, &row); fr.err != nil {
+			if fr.err = fr.start(g, row); fr.err != nil {
 				return nil
 			}
 			index[row.Req.RequestID] = g
@@ -248,7 +255,9 @@ func (fr *flatReader) add(g *groupedRequest, row *FlatRow) error {
 		g.nullRows++
 	} else {
 		if g.req.Chunks == nil {
-			g.req.Chunks = make([]Chunk, 0, 8)
+			// Requests of a trace tend to be alike: sizing for the last
+			// one saves most of the copies of growing from a few.
+			g.req.Chunks = make([]Chunk, 0, max(8, fr.lastChunks))
 		}
 		g.req.Chunks = append(g.req.Chunks, row.Chunk)
 	}
@@ -259,6 +268,7 @@ func (fr *flatReader) add(g *groupedRequest, row *FlatRow) error {
 }
 
 func (fr *flatReader) finish(g *groupedRequest) error {
+	fr.lastChunks = len(g.req.Chunks)
 	pos := Error{RowGroup: g.first.RowGroup, Row: g.first.Row}
 	return fr.check.Check(&g.req, pos)
 }

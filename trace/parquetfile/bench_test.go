@@ -3,6 +3,8 @@ package parquetfile
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"os"
 	"testing"
 
 	"github.com/sseaudit/sseaudit/trace"
@@ -26,28 +28,62 @@ func benchTrace(b *testing.B, n int, layout trace.Layout) ([]byte, int64) {
 	return writeTrace(b, reqs, trace.WriteOptions{Layout: layout}), body
 }
 
-func BenchmarkRead(b *testing.B) {
-	for _, layout := range []trace.Layout{trace.Nested, trace.Flat} {
-		b.Run(string(layout), func(b *testing.B) {
-			data, body := benchTrace(b, 4000, layout)
-			b.SetBytes(body)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				r, err := openReader("bench.parquet", bytes.NewReader(data), int64(len(data)), trace.Limits{}, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				n := 0
-				for r.Scan() {
-					n++
-				}
-				if r.Err() != nil || n != 4000 {
-					b.Fatalf("%d requests, %v", n, r.Err())
-				}
-				r.Close()
-			}
-		})
+// BenchmarkReadNested and BenchmarkReadFlat read the trace named by
+// SSEAUDIT_BENCH_TRACE (nested) or SSEAUDIT_BENCH_FLAT_TRACE (flat), or a
+// generated one of 4000 requests, and scan every request; the throughput
+// is of body bytes.
+func BenchmarkReadNested(b *testing.B) {
+	benchmarkRead(b, trace.Nested, os.Getenv("SSEAUDIT_BENCH_TRACE"))
+}
+
+func BenchmarkReadFlat(b *testing.B) {
+	benchmarkRead(b, trace.Flat, os.Getenv("SSEAUDIT_BENCH_FLAT_TRACE"))
+}
+
+func benchmarkRead(b *testing.B, layout trace.Layout, path string) {
+	var src io.ReaderAt
+	var size int64
+	if path == "" {
+		data, _ := benchTrace(b, 4000, layout)
+		src, size = bytes.NewReader(data), int64(len(data))
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			b.Fatal(err)
+		}
+		src, size = f, st.Size()
+	}
+	scan := func() (requests int, body int64) {
+		r, err := openReader("bench.parquet", src, size, trace.Limits{}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		if got := r.Info().Layout; got != layout {
+			b.Fatalf("layout %s, want %s", got, layout)
+		}
+		for r.Scan() {
+			requests++
+			body += r.Request().BodyBytes()
+		}
+		if err := r.Err(); err != nil {
+			b.Fatal(err)
+		}
+		return requests, body
+	}
+	wantRequests, wantBody := scan()
+	b.SetBytes(wantBody)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if n, body := scan(); n != wantRequests || body != wantBody {
+			b.Fatalf("%d requests of %d body bytes, want %d of %d", n, body, wantRequests, wantBody)
+		}
 	}
 }
 

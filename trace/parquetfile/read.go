@@ -1,6 +1,7 @@
 package parquetfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,9 +11,9 @@ import (
 	"github.com/sseaudit/sseaudit/trace"
 )
 
-// rowBatch is how many rows are read from the library at a time, into a
-// buffer reused across batches.
-const rowBatch = 64
+// readBufferSize is the read buffer of each column's page reader: a page
+// header and a small page in one system call, not the library's 4 KiB.
+const readBufferSize = 64 << 10
 
 // file is an open Parquet trace: the parsed footer and the guards' state.
 type file struct {
@@ -33,7 +34,7 @@ func open(name string, r io.ReaderAt, size int64, limits trace.Limits) (f *file,
 		return nil, info, trace.FileError(name, nil, "%s", err)
 	}
 	pf, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
-		parquet.OptimisticRead(false))
+		parquet.OptimisticRead(false), parquet.ReadBufferSize(readBufferSize))
 	if err != nil {
 		return nil, info, trace.FileError(name, err, "corrupt parquet file")
 	}
@@ -74,83 +75,122 @@ func (f *file) rowGroup(i int) (parquet.RowGroup, error) {
 	return f.pf.RowGroups()[i], nil
 }
 
-// rowCursor reads the rows of a file in order, row group by row group, a
-// batch at a time.
+// rowCursor reads a file row by row, row group by row group, through a
+// column reader for every leaf column of the current row group.
 type rowCursor struct {
-	f        *file
-	rg       int // current row group, -1 before the first
-	rows     parquet.Rows
-	buf      []parquet.Row
-	n, i     int
-	rgStart  int64 // file row of the current row group's first row
-	rgRead   int64 // rows read from the current row group
-	next     int64 // file row of the next row returned
-	finished bool
+	f       *file
+	rg      int             // current row group, -1 before the first
+	columns []*columnReader // by leaf index; nil between row groups
+	ops     []columnOp      // the columns read, in leaf order
+	rgRows  int64           // rows read from the current row group
+	next    int64           // file row of the next row
 }
 
-func newRowCursor(f *file) *rowCursor {
-	return &rowCursor{f: f, rg: -1, buf: make([]parquet.Row, rowBatch)}
+// columnOp is a column the reader reads and what it holds.
+type columnOp struct {
+	leaf *leaf
+	col  *columnReader
 }
 
-// row returns the next row, its row group and its 0-based row in the file.
-// The row is valid until the next call. At the end it returns io.EOF.
-func (c *rowCursor) row() (parquet.Row, int, int64, error) {
-	for c.i >= c.n {
-		if c.finished {
-			return nil, 0, 0, io.EOF
-		}
-		if err := c.fill(); err != nil {
-			return nil, 0, 0, err
-		}
-	}
-	row := c.buf[c.i]
-	c.i++
-	pos := c.next
-	c.next++
-	return row, c.rg, pos, nil
-}
+func newRowCursor(f *file) *rowCursor { return &rowCursor{f: f, rg: -1} }
 
-func (c *rowCursor) fill() (err error) {
-	defer recoverCorrupt(c.f.name, &err)
-	if c.rows == nil {
-		c.rg++
-		if c.rg >= len(c.f.pf.RowGroups()) {
-			c.finished = true
-			return nil
+// nextRow moves to the next row and returns its row group and file row, or
+// io.EOF at the end. The row's slots are then taken from c.columns.
+func (c *rowCursor) nextRow() (int, int64, error) {
+	for {
+		if c.columns == nil {
+			if c.rg+1 >= len(c.f.pf.RowGroups()) {
+				return 0, 0, io.EOF
+			}
+			if err := c.openRowGroup(c.rg + 1); err != nil {
+				return 0, 0, err
+			}
 		}
-		g, err := c.f.rowGroup(c.rg)
+		more, err := c.rowLeft()
 		if err != nil {
-			return err
+			return 0, 0, err
 		}
-		c.rows = g.Rows()
-		c.rgStart, c.rgRead = c.next, 0
+		if more {
+			c.rgRows++
+			pos := c.next
+			c.next++
+			return c.rg, pos, nil
+		}
+		c.close()
+		if want := c.f.pf.RowGroups()[c.rg].NumRows(); c.rgRows != want {
+			return 0, 0, c.groupErr("", nil, "corrupt parquet file: row group has %d rows, its metadata claims %d", c.rgRows, want)
+		}
 	}
-	n, err := c.rows.ReadRows(c.buf)
-	c.n, c.i = n, 0
-	c.rgRead += int64(n)
-	if err != nil && !errors.Is(err, io.EOF) {
-		e := trace.FileError(c.f.name, err, "corrupt parquet file: reading rows")
-		e.RowGroup = c.rg
-		return e
+}
+
+func (c *rowCursor) openRowGroup(i int) error {
+	c.rg, c.rgRows = i, 0
+	g, err := c.f.rowGroup(i)
+	if err != nil {
+		return err
 	}
-	if errors.Is(err, io.EOF) || n == 0 {
-		want := c.f.pf.RowGroups()[c.rg].NumRows()
-		c.rows.Close()
-		c.rows = nil
-		if c.rgRead != want {
-			e := trace.FileError(c.f.name, nil, "corrupt parquet file: row group has %d rows, its metadata claims %d", c.rgRead, want)
-			e.RowGroup = c.rg
-			return e
+	chunks := g.ColumnChunks()
+	if len(chunks) != len(c.f.schema.leaves) {
+		return c.groupErr("", nil, "corrupt parquet file: row group has %d column chunks for %d columns", len(chunks), len(c.f.schema.leaves))
+	}
+	c.columns = make([]*columnReader, len(chunks))
+	c.ops = c.ops[:0]
+	for j := range chunks {
+		if l := &c.f.schema.leaves[j]; l.role != roleNone {
+			c.columns[j] = newColumnReader(chunks[j], l)
+			c.ops = append(c.ops, columnOp{leaf: l, col: c.columns[j]})
 		}
 	}
 	return nil
 }
 
-func (c *rowCursor) close() {
-	if c.rows != nil {
-		c.rows.Close()
-		c.rows = nil
+// rowLeft reports whether the current row group has another row: every
+// column must have one, or none.
+func (c *rowCursor) rowLeft() (bool, error) {
+	ended := 0
+	var firstEnded *columnReader
+	for _, op := range c.ops {
+		col := op.col
+		if col.slot >= col.slots { // else the row is in the current page
+			more, err := col.more()
+			if err != nil {
+				return false, c.columnErr(col, err)
+			}
+			if !more {
+				if ended++; firstEnded == nil {
+					firstEnded = col
+				}
+				continue
+			}
+		}
+		if !col.startsRow() {
+			return false, c.groupErr(col.column, nil, "corrupt parquet file: row %d of the row group starts with repetition level %d: want 0", c.rgRows, col.reps[col.slot])
+		}
 	}
+	if ended > 0 && ended < len(c.ops) {
+		return false, c.groupErr(firstEnded.column, nil, "corrupt parquet file: the column ends after %d rows of the row group, other columns go on", c.rgRows)
+	}
+	return ended == 0, nil
+}
+
+func (c *rowCursor) groupErr(column string, err error, format string, args ...any) *trace.Error {
+	e := trace.FileError(c.f.name, err, format, args...)
+	e.RowGroup, e.Column = c.rg, column
+	return e
+}
+
+// columnErr is an error of the parquet library reading a column's pages.
+func (c *rowCursor) columnErr(col *columnReader, err error) *trace.Error {
+	return c.groupErr(col.column, err, "corrupt parquet file: reading column %s", col.column)
+}
+
+func (c *rowCursor) close() {
+	for _, col := range c.columns {
+		if col != nil {
+			col.close()
+		}
+	}
+	c.columns = nil
 }
 
 // cellError is a bad value in one column of a row; the caller adds the
@@ -165,137 +205,203 @@ func cellErr(column, format string, args ...any) *cellError {
 	return &cellError{column: column, msg: fmt.Sprintf(format, args...)}
 }
 
+// flatSlabSize is the size of the blocks flat rows' chunk bytes are copied
+// into: an allocation per chunk cost more than reading it.
+const flatSlabSize = 256 << 10
+
 // decoder turns rows into requests (nested) or flat rows, reusing scratch
 // buffers across rows.
 type decoder struct {
 	s     *fileSchema
+	cur   *rowCursor
 	times []int64
-	datas []int // end offset of each chunk's data in the request's arena
+	ends  []int // end offset of each chunk's data in the request's arena
+
+	// Flat layout: a row whose request_id is the previous row's belongs to
+	// the same request, so its request-level columns (checked against the
+	// request's first row, then dropped) share the first row's values where
+	// equal instead of allocating their own.
+	same         bool
+	first        trace.Request // request-level columns of the current request's first row
+	haveFirst    bool
+	extraScratch []trace.Value // Extra of a later row whose extra values differ from the first's
+	slab         []byte
 }
 
-// decode fills req (and, in the flat layout, the chunk columns of fr) from
-// one row. Every byte slice and string is copied out of the row.
-func (d *decoder) decode(row parquet.Row, req *trace.Request, fr *trace.FlatRow) *cellError {
-	s := d.s
-	d.times, d.datas = d.times[:0], d.datas[:0]
-	// The request's bytes go straight into one allocation of their size: a
-	// scratch buffer copied out afterwards would hold a second copy of the
-	// largest request for as long as the reader lives.
-	var arena []byte
-	if s.layout == trace.Nested {
-		n := 0
-		for _, v := range row {
-			if col := v.Column(); col >= 0 && col < len(s.leaves) && s.leaves[col].role == roleChunkData &&
-				v.DefinitionLevel() == s.leaves[col].maxDef && !v.IsNull() {
-				n += len(v.ByteArray())
-			}
-		}
-		arena = make([]byte, 0, n)
+// read moves to the next row and decodes it into req (and, in the flat
+// layout, the chunk columns of fr). Every byte slice and string is copied
+// out of the pages. At the end it returns io.EOF.
+func (d *decoder) read(req *trace.Request, fr *trace.FlatRow) (rg int, pos int64, err error) {
+	defer recoverCorrupt(d.cur.f.name, &err)
+	rg, pos, err = d.cur.nextRow()
+	if err != nil {
+		return rg, pos, err
 	}
+	if err := d.decode(req, fr); err != nil {
+		if cerr, ok := err.(*cellError); ok {
+			e := trace.RowError(d.cur.f.name, rg, pos, cerr.column, "%s", cerr.msg)
+			e.RequestID = req.RequestID
+			return rg, pos, e
+		}
+		return rg, pos, err
+	}
+	return rg, pos, nil
+}
+
+func (d *decoder) decode(req *trace.Request, fr *trace.FlatRow) error {
+	s, cols := d.s, d.cur.columns
+	d.times, d.ends = d.times[:0], d.ends[:0]
+	// Every field is set, not the whole struct cleared first: the flat
+	// layout reuses one row, and clearing it was a cost of its own.
+	req.RequestID, req.T0Ns, req.Chunks, req.TimePointsS = "", 0, nil, nil
+	req.EndNs, req.HTTPStatus, req.Error, req.InputTokens, req.OutputTokens, req.Extra = nil, nil, nil, nil, nil, nil
+	if fr != nil {
+		fr.ChunkNull, fr.Chunk = false, trace.Chunk{}
+	}
+	id := cols[s.idColumn].take()
+	if !id.present {
+		return cellErr(s.leaves[s.idColumn].column, "null request_id: want a non-empty id")
+	}
+	idBytes := cols[s.idColumn].bytesAt(id.value)
+	d.same = d.haveFirst && string(idBytes) == d.first.RequestID
+	if d.same {
+		req.RequestID = d.first.RequestID
+	} else {
+		req.RequestID = string(idBytes)
+	}
+	// A row continuing its request shares the first row's extra values
+	// until one differs; only then does it get values of its own.
+	sharingExtra := d.same && len(s.extra) > 0
+	switch {
+	case sharingExtra:
+		req.Extra = d.first.Extra
+	case len(s.extra) > 0:
+		req.Extra = make([]trace.Value, len(s.extra))
+		if d.extraScratch == nil && s.layout == trace.Flat {
+			d.extraScratch = make([]trace.Value, len(s.extra))
+		}
+	}
+	var arena []byte // the request's chunk bytes, in one allocation of their size
 	chunksNull, chunksEmpty := false, false
 	var tps []float64 // nil unless the row has a non-null list
 	flatT, flatData := false, false
 	var flatTNs int64
 	var flatBytes []byte
-	if len(s.extra) > 0 {
-		req.Extra = make([]trace.Value, len(s.extra))
-	}
-	for _, v := range row {
-		col := v.Column()
-		if col < 0 || col >= len(s.leaves) {
-			return cellErr("", "value of unknown leaf column %d", col)
-		}
-		l := &s.leaves[col]
-		def := v.DefinitionLevel()
-		present := def == l.maxDef && !v.IsNull()
+	for _, op := range d.cur.ops {
+		l, c := op.leaf, op.col
 		switch l.role {
-		case roleRequestID:
-			if !present {
-				return cellErr(l.column, "null request_id: want a non-empty id")
-			}
-			req.RequestID = string(v.ByteArray())
 		case roleT0:
-			if !present {
+			st := c.take()
+			if !st.present {
 				return cellErr(l.column, "null t0_ns: want the send time in ns")
 			}
-			req.T0Ns = v.Int64()
+			req.T0Ns = c.int64At(st.value)
 		case roleEnd:
-			req.EndNs = int64Ptr(v, present)
+			req.EndNs = d.int64Ptr(c, d.first.EndNs)
 		case roleInputTokens:
-			req.InputTokens = int64Ptr(v, present)
+			req.InputTokens = d.int64Ptr(c, d.first.InputTokens)
 		case roleOutputTokens:
-			req.OutputTokens = int64Ptr(v, present)
+			req.OutputTokens = d.int64Ptr(c, d.first.OutputTokens)
 		case roleStatus:
-			if present {
-				var st int32
-				if l.kind == parquet.Int64 {
-					x := v.Int64()
-					if x < math.MinInt32 || x > math.MaxInt32 {
-						return cellErr(l.column, "http_status %d is out of the int32 range", x)
-					}
-					st = int32(x)
-				} else {
-					st = v.Int32()
+			if st := c.take(); st.present {
+				x := c.int64At(st.value)
+				if x < math.MinInt32 || x > math.MaxInt32 {
+					return cellErr(l.column, "http_status %d is out of the int32 range", x)
 				}
-				req.HTTPStatus = &st
+				if d.same && d.first.HTTPStatus != nil && int64(*d.first.HTTPStatus) == x {
+					req.HTTPStatus = d.first.HTTPStatus
+				} else {
+					st := int32(x)
+					req.HTTPStatus = &st
+				}
 			}
 		case roleError:
-			if present {
-				e := string(v.ByteArray())
-				req.Error = &e
+			if st := c.take(); st.present {
+				b := c.bytesAt(st.value)
+				if d.same && d.first.Error != nil && *d.first.Error == string(b) {
+					req.Error = d.first.Error
+				} else {
+					e := string(b)
+					req.Error = &e
+				}
 			}
 		case roleChunkT, roleChunkData:
-			switch {
-			case def < l.nonNullDef:
-				chunksNull = true
-			case def < l.elemDef:
-				chunksEmpty = true
-			case !present:
-				field := "t_ns"
-				if l.role == roleChunkData {
-					field = "data"
+			if l.role == roleChunkData {
+				n, _ := c.rowBytes()
+				arena = make([]byte, 0, n)
+			}
+			for more := true; more; {
+				st := c.take()
+				switch {
+				case st.def < l.nonNullDef:
+					chunksNull = true
+				case st.def < l.elemDef:
+					chunksEmpty = true
+				case !st.present:
+					field, n := "t_ns", len(d.times)
+					if l.role == roleChunkData {
+						field, n = "data", len(d.ends)
+					}
+					return cellErr(l.column, "chunk %d has a null %s: want both t_ns and data in every chunk", n, field)
+				case l.role == roleChunkT:
+					d.times = append(d.times, c.int64At(st.value))
+				default:
+					arena = append(arena, c.bytesAt(st.value)...)
+					d.ends = append(d.ends, len(arena))
 				}
-				n := len(d.times)
-				if l.role == roleChunkData {
-					n = len(d.datas)
+				var err error
+				if more, err = c.inRow(); err != nil {
+					return d.cur.columnErr(c, err)
 				}
-				return cellErr(l.column, "chunk %d has a null %s: want both t_ns and data in every chunk", n, field)
-			case l.role == roleChunkT:
-				d.times = append(d.times, v.Int64())
-			default:
-				arena = append(arena, v.ByteArray()...)
-				d.datas = append(d.datas, len(arena))
 			}
 		case roleTimePoint:
-			switch {
-			case def < l.nonNullDef:
-				// null list: tps stays nil
-			case def < l.elemDef:
-				tps = []float64{}
-			case !present:
-				return cellErr(l.column, "time point %d is null: want a number of seconds", len(tps))
-			default:
-				x := v.Double()
-				if l.kind == parquet.Float {
-					x = float64(v.Float())
+			for more := true; more; {
+				st := c.take()
+				switch {
+				case st.def < l.nonNullDef:
+					// null list: tps stays nil
+				case st.def < l.elemDef:
+					tps = []float64{}
+				case !st.present:
+					return cellErr(l.column, "time point %d is null: want a number of seconds", len(tps))
+				default:
+					tps = append(tps, c.float64At(st.value))
 				}
-				tps = append(tps, x)
+				var err error
+				if more, err = c.inRow(); err != nil {
+					return d.cur.columnErr(c, err)
+				}
 			}
 		case roleFlatT:
-			if present {
-				flatT, flatTNs = true, v.Int64()
+			if st := c.take(); st.present {
+				flatT, flatTNs = true, c.int64At(st.value)
 			}
 		case roleFlatData:
-			if present {
+			if st := c.take(); st.present {
 				flatData = true
-				flatBytes = append([]byte{}, v.ByteArray()...)
+				flatBytes = d.copyChunk(c.bytesAt(st.value))
 			}
 		case roleExtra:
-			req.Extra[l.extra] = extraValue(v, present, s.extra[l.extra].Kind)
+			st, kind := c.take(), s.extra[l.extra].Kind
+			if sharingExtra {
+				if d.sameExtra(c, st, kind, l.extra) {
+					break
+				}
+				sharingExtra = false
+				req.Extra = d.extraScratch
+				copy(req.Extra, d.first.Extra)
+			}
+			req.Extra[l.extra] = d.extraValue(c, st, kind, l.extra)
 		}
+	}
+	if d.same && sameFloats(tps, d.first.TimePointsS) {
+		tps = d.first.TimePointsS
 	}
 	req.TimePointsS = tps
 	if s.layout == trace.Flat {
+		if !d.same {
+			d.first, d.haveFirst = *req, true
+		}
 		switch {
 		case flatT && flatData:
 			fr.Chunk = trace.Chunk{TNs: flatTNs, Data: flatBytes}
@@ -308,8 +414,8 @@ func (d *decoder) decode(row parquet.Row, req *trace.Request, fr *trace.FlatRow)
 		}
 		return nil
 	}
-	if len(d.times) != len(d.datas) {
-		return cellErr("chunks", "%d t_ns values and %d data values: want one of each per chunk", len(d.times), len(d.datas))
+	if len(d.times) != len(d.ends) {
+		return cellErr("chunks", "%d t_ns values and %d data values: want one of each per chunk", len(d.times), len(d.ends))
 	}
 	switch {
 	case chunksNull && len(d.times) == 0:
@@ -323,7 +429,7 @@ func (d *decoder) decode(row parquet.Row, req *trace.Request, fr *trace.FlatRow)
 		req.Chunks = make([]trace.Chunk, len(d.times))
 		start := 0
 		for i, t := range d.times {
-			end := d.datas[i]
+			end := d.ends[i]
 			req.Chunks[i] = trace.Chunk{TNs: t, Data: arena[start:end:end]}
 			start = end
 		}
@@ -331,37 +437,100 @@ func (d *decoder) decode(row parquet.Row, req *trace.Request, fr *trace.FlatRow)
 	return nil
 }
 
-func int64Ptr(v parquet.Value, present bool) *int64 {
-	if !present {
-		return nil
+// sameFloats reports whether two lists are both null or hold the same bits.
+func sameFloats(a, b []float64) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
 	}
-	x := v.Int64()
-	return &x
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
-func extraValue(v parquet.Value, present bool, kind trace.ExtraKind) trace.Value {
-	if !present {
+// int64Ptr takes the slot of an optional INT64 column; first is the value
+// of the request's first row, shared when this row continues the request.
+func (d *decoder) int64Ptr(c *columnReader, first *int64) *int64 {
+	st := c.take()
+	if !st.present {
+		return nil
+	}
+	x := c.int64At(st.value)
+	if d.same && first != nil && *first == x {
+		return first
+	}
+	p := new(int64) // not &x: x would then be allocated on every call
+	*p = x
+	return p
+}
+
+func (d *decoder) extraValue(c *columnReader, st slot, kind trace.ExtraKind, i int) trace.Value {
+	if !st.present {
 		return trace.Value{Null: true}
+	}
+	var first trace.Value
+	if d.same && i < len(d.first.Extra) {
+		first = d.first.Extra[i]
 	}
 	switch kind {
 	case trace.ExtraString, trace.ExtraJSON:
-		return trace.Value{Str: string(v.ByteArray())}
+		b := c.bytesAt(st.value)
+		if d.same && !first.Null && first.Str == string(b) {
+			return trace.Value{Str: first.Str}
+		}
+		return trace.Value{Str: string(b)}
 	case trace.ExtraBinary:
-		return trace.Value{Bytes: append([]byte{}, v.ByteArray()...)}
+		b := c.bytesAt(st.value)
+		if d.same && !first.Null && first.Bytes != nil && bytes.Equal(first.Bytes, b) {
+			return trace.Value{Bytes: first.Bytes}
+		}
+		return trace.Value{Bytes: append([]byte{}, b...)}
 	case trace.ExtraInt64:
-		if v.Kind() == parquet.Int32 {
-			return trace.Value{Int: int64(v.Int32())}
-		}
-		return trace.Value{Int: v.Int64()}
+		return trace.Value{Int: c.int64At(st.value)}
 	case trace.ExtraFloat64:
-		if v.Kind() == parquet.Float {
-			return trace.Value{Float: float64(v.Float())}
-		}
-		return trace.Value{Float: v.Double()}
+		return trace.Value{Float: c.float64At(st.value)}
 	case trace.ExtraBool:
-		return trace.Value{Bool: v.Boolean()}
+		return trace.Value{Bool: c.boolAt(st.value)}
 	}
 	return trace.Value{Null: true}
+}
+
+// sameExtra reports whether the extra value in slot st is the one extraValue
+// would make equal to the request's first row's.
+func (d *decoder) sameExtra(c *columnReader, st slot, kind trace.ExtraKind, i int) bool {
+	first := d.first.Extra[i]
+	if !st.present || first.Null {
+		return !st.present && first.Null
+	}
+	switch kind {
+	case trace.ExtraString, trace.ExtraJSON:
+		return first.Str == string(c.bytesAt(st.value))
+	case trace.ExtraBinary:
+		return bytes.Equal(first.Bytes, c.bytesAt(st.value))
+	case trace.ExtraInt64:
+		return first.Int == c.int64At(st.value)
+	case trace.ExtraFloat64:
+		return math.Float64bits(first.Float) == math.Float64bits(c.float64At(st.value))
+	case trace.ExtraBool:
+		return first.Bool == c.boolAt(st.value)
+	}
+	return false
+}
+
+// copyChunk copies a flat row's chunk bytes into the current slab; chunks
+// too large for it get their own allocation.
+func (d *decoder) copyChunk(b []byte) []byte {
+	if len(b) > flatSlabSize/4 {
+		return append([]byte{}, b...)
+	}
+	if d.slab == nil || cap(d.slab)-len(d.slab) < len(b) {
+		d.slab = make([]byte, 0, flatSlabSize)
+	}
+	start := len(d.slab)
+	d.slab = append(d.slab, b...)
+	return d.slab[start:len(d.slab):len(d.slab)]
 }
 
 // nestedReader reads the nested layout: one request a row.
@@ -392,19 +561,13 @@ func (r *nestedReader) Scan() bool {
 	if r.err != nil {
 		return false
 	}
-	row, rg, pos, err := r.cur.row()
+	req := &trace.Request{}
+	rg, pos, err := r.dec.read(req, nil)
 	if err != nil {
 		if !errors.Is(err, io.EOF) {
 			r.err = err
 		}
 		r.req = nil
-		return false
-	}
-	req := &trace.Request{}
-	if cerr := r.dec.decode(row, req, nil); cerr != nil {
-		e := trace.RowError(r.f.name, rg, pos, cerr.column, "%s", cerr.msg)
-		e.RequestID = req.RequestID
-		r.err = e
 		return false
 	}
 	if err := r.check.Check(req, trace.Error{RowGroup: rg, Row: pos}); err != nil {
@@ -417,7 +580,6 @@ func (r *nestedReader) Scan() bool {
 
 // flatRows feeds the rows of a flat file to trace's grouping reader.
 type flatRows struct {
-	f   *file
 	cur *rowCursor
 	dec decoder
 	err error
@@ -429,18 +591,12 @@ func (fr *flatRows) Next(out *trace.FlatRow) bool {
 	if fr.err != nil {
 		return false
 	}
-	row, rg, pos, err := fr.cur.row()
+	rg, pos, err := fr.dec.read(&out.Req, out)
+	out.RowGroup, out.Row = rg, pos
 	if err != nil {
 		if !errors.Is(err, io.EOF) {
 			fr.err = err
 		}
-		return false
-	}
-	*out = trace.FlatRow{RowGroup: rg, Row: pos}
-	if cerr := fr.dec.decode(row, &out.Req, out); cerr != nil {
-		e := trace.RowError(fr.f.name, rg, pos, cerr.column, "%s", cerr.msg)
-		e.RequestID = out.Req.RequestID
-		fr.err = e
 		return false
 	}
 	return true
@@ -451,60 +607,42 @@ func (fr *flatRows) Next(out *trace.FlatRow) bool {
 func (f *file) contiguous() (ok bool, err error) {
 	defer recoverCorrupt(f.name, &err)
 	var c trace.Contiguity
-	values := make([]parquet.Value, 1024)
-	var last []byte
+	var last []byte // the previous row's id
 	haveLast := false
 	for i := range f.pf.RowGroups() {
 		g, err := f.rowGroup(i)
 		if err != nil {
 			return false, err
 		}
-		pages := g.ColumnChunks()[f.schema.idColumn].Pages()
-		for {
-			page, err := pages.ReadPage()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				pages.Close()
-				e := trace.FileError(f.name, err, "corrupt parquet file: reading column request_id")
-				e.RowGroup, e.Column = i, "request_id"
-				return false, e
-			}
-			vr := page.Values()
-			for {
-				n, err := vr.ReadValues(values)
-				for _, v := range values[:n] {
-					id := v.ByteArray()
-					if v.IsNull() {
-						id = nil
-					}
-					if haveLast && string(id) == string(last) {
-						continue
-					}
+		ids := newColumnReader(g.ColumnChunks()[f.schema.idColumn], &f.schema.leaves[f.schema.idColumn])
+		err = func() error {
+			defer ids.close()
+			for c.Contiguous() {
+				more, err := ids.more()
+				if err != nil || !more {
+					return err
+				}
+				var id []byte
+				if s := ids.take(); s.present {
+					id = ids.bytesAt(s.value)
+				}
+				if !haveLast || string(id) != string(last) {
 					c.Add(string(id))
 					last, haveLast = append(last[:0], id...), true
 				}
-				if errors.Is(err, io.EOF) || (err == nil && n == 0) {
-					break
-				}
-				if err != nil {
-					parquet.Release(page)
-					pages.Close()
-					e := trace.FileError(f.name, err, "corrupt parquet file: reading column request_id")
-					e.RowGroup, e.Column = i, "request_id"
-					return false, e
-				}
 			}
-			parquet.Release(page)
-			if !c.Contiguous() {
-				pages.Close()
-				return false, nil
-			}
+			return nil
+		}()
+		if err != nil {
+			e := trace.FileError(f.name, err, "corrupt parquet file: reading column request_id")
+			e.RowGroup, e.Column = i, "request_id"
+			return false, e
 		}
-		pages.Close()
+		if !c.Contiguous() {
+			return false, nil
+		}
 	}
-	return c.Contiguous(), nil
+	return true, nil
 }
 
 // Open reads a Parquet trace from src.
@@ -521,14 +659,16 @@ func openReader(name string, r io.ReaderAt, size int64, limits trace.Limits, clo
 		return nil, err
 	}
 	if f.schema.layout == trace.Nested {
-		return &nestedReader{f: f, info: info, cur: newRowCursor(f), dec: decoder{s: f.schema},
+		cur := newRowCursor(f)
+		return &nestedReader{f: f, info: info, cur: cur, dec: decoder{s: f.schema, cur: cur},
 			check: trace.NewChecker(name, limits), closer: closer}, nil
 	}
 	ok, err := f.contiguous()
 	if err != nil {
 		return nil, err
 	}
-	rows := &flatRows{f: f, cur: newRowCursor(f), dec: decoder{s: f.schema}}
+	cur := newRowCursor(f)
+	rows := &flatRows{cur: cur, dec: decoder{s: f.schema, cur: cur}}
 	closeAll := func() error {
 		rows.cur.close()
 		if closer != nil {

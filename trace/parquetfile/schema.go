@@ -35,6 +35,7 @@ type leaf struct {
 	role   role
 	column string       // top-level column name, for errors
 	kind   parquet.Kind // physical type
+	maxRep int
 	maxDef int
 	// For list columns: a definition level below nonNullDef is a null list,
 	// below elemDef an empty one; at maxDef the element's value is present.
@@ -254,7 +255,7 @@ func (s *fileSchema) chunks(file string, c *parquet.Column) error {
 		r role
 	}{{t, roleChunkT}, {data, roleChunkData}} {
 		s.leaves[l.l.col.Index()] = leaf{role: l.r, column: "chunks", kind: l.l.col.Type().Kind(),
-			maxDef: l.l.col.MaxDefinitionLevel(), nonNullDef: l.l.nonNullDef, elemDef: l.l.elemDef}
+			maxRep: l.l.col.MaxRepetitionLevel(), maxDef: l.l.col.MaxDefinitionLevel(), nonNullDef: l.l.nonNullDef, elemDef: l.l.elemDef}
 	}
 	return nil
 }
@@ -270,7 +271,7 @@ func (s *fileSchema) timePoints(file string, c *parquet.Column) error {
 		return schemaError(file, "time_points_s", "has elements of type %s: want %s", typeName(l.col), want)
 	}
 	s.leaves[l.col.Index()] = leaf{role: roleTimePoint, column: "time_points_s", kind: l.col.Type().Kind(),
-		maxDef: l.col.MaxDefinitionLevel(), nonNullDef: l.nonNullDef, elemDef: l.elemDef}
+		maxRep: l.col.MaxRepetitionLevel(), maxDef: l.col.MaxDefinitionLevel(), nonNullDef: l.nonNullDef, elemDef: l.elemDef}
 	return nil
 }
 
