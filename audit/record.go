@@ -101,17 +101,7 @@ func RecordFromReplays(req *trace.Request, ais, spec *replay.Result) RequestReco
 	if spec == nil || spec.TimePointsNs == nil {
 		return rec
 	}
-	v := &SpecView{Success: spec.Success}
-	for _, e := range spec.Events {
-		if !e.Recorded {
-			continue
-		}
-		if v.Events == 0 {
-			v.FirstNs = e.TNs
-		}
-		v.Events++
-		v.LastNs = e.TNs
-	}
+	v := specView(spec.Outcome())
 	var body bodyRanges
 	if req != nil {
 		body = newBodyRanges(req.Chunks)
@@ -159,6 +149,24 @@ func RecordFromReplays(req *trace.Request, ais, spec *replay.Result) RequestReco
 	}
 	rec.Spec = v
 	return rec
+}
+
+// RecordWithoutSpecReplay is RecordFromReplays for a request whose body the
+// aisbench replay ais found free of the constructs the two framers cut
+// differently (ais.SSE), without the sse framer's replay: no construct
+// counts, the sse framer's outcome from ais. It reports false when ais did
+// not: replay the request with the sse framer then.
+func RecordWithoutSpecReplay(ais *replay.Result) (RequestRecord, bool) {
+	if ais.SSE == nil {
+		return RequestRecord{}, false
+	}
+	rec := RecordFromReplay(ais)
+	rec.Spec = specView(*ais.SSE)
+	return rec, true
+}
+
+func specView(o replay.Outcome) *SpecView {
+	return &SpecView{Success: o.Success, Events: o.Events, FirstNs: o.FirstNs, LastNs: o.LastNs}
 }
 
 // bodyRanges reads byte ranges of a request's body (its chunks' bytes, in

@@ -31,6 +31,7 @@ type aisFramer struct {
 	errInfo string
 	done    bool // a [DONE] block was framed
 	tp      []int64
+	agree   sseAgreement // whether the sse framer would cut the body alike
 }
 
 // mark says that work[i] starts at body offset body + (i - work), for i
@@ -69,6 +70,7 @@ func (a *aisFramer) run(in *input, cls *classifier, acct *accountant, res *Resul
 
 	body := in.body
 	a.bodyCR = bytes.IndexByte(body, '\r') >= 0
+	a.agree = sseAgreement{ok: !a.bodyCR}
 	pos := 0
 	for {
 		i := bytes.IndexByte(body[pos:], '\n')
@@ -76,9 +78,11 @@ func (a *aisFramer) run(in *input, cls *classifier, acct *accountant, res *Resul
 			break
 		}
 		end := pos + i + 1
+		a.agree.line(body[pos:end])
 		a.feed(pos, end, a.clock.at(int64(pos+i)))
 		pos = end
 	}
+	a.agree.end(len(body) - pos)
 	// The oracle's FakeContent raises a transport error once every complete
 	// line is out, before the leftover: what aiohttp does when the
 	// connection drops.
@@ -112,6 +116,10 @@ func (a *aisFramer) run(in *input, cls *classifier, acct *accountant, res *Resul
 		if len(a.tp) <= 1 {
 			res.Success, res.ErrorInfo = false, errChunkSize
 		}
+	}
+	if a.agree.ok {
+		o := sseOutcome(req, res.Events)
+		res.SSE = &o
 	}
 }
 
@@ -272,6 +280,12 @@ func (a *aisFramer) block(ws, we int, t int64) {
 			pi, pj = pyBytesStrip(rest)
 		}
 		payload := rest[pi:pj]
+		// The sse framer's payload is the whole line after "data: ": the
+		// same bytes only if the strips took that space and nothing else,
+		// and the sse framer replaces no invalid UTF-8.
+		if !valid || pi != 1 || pj != len(rest) || j != we-ws {
+			a.agree.ok = false
+		}
 		if bytes.Equal(payload, doneMarker) {
 			v.class = ClassDone
 		} else {

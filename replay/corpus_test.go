@@ -115,10 +115,18 @@ func TestRealStreams(t *testing.T) {
 			if len(wantClasses) != len(events)+1 {
 				t.Fatalf("expected classes cover %d events, file has %d", len(wantClasses)-1, len(events))
 			}
+			// The sse framer's outcome, from the aisbench replay and from its own.
+			var fromAISBench *Outcome
+			var fromSSE Outcome
 			for _, framer := range []Framer{AISBench, SSE} {
 				res, err := Replay(req, Options{Framer: framer})
 				if err != nil {
 					t.Fatal(err)
+				}
+				if framer == AISBench {
+					fromAISBench = res.SSE
+				} else {
+					fromSSE = res.Outcome()
 				}
 				if len(res.Events) != len(wantClasses) {
 					t.Fatalf("%s: %d events, want %d", framer, len(res.Events), len(wantClasses))
@@ -136,6 +144,10 @@ func TestRealStreams(t *testing.T) {
 					t.Errorf("%s: %d time points, want %d", framer, len(res.TimePointsNs), len(events)+1)
 				}
 				checkContentBytes(t, framer, res, events)
+			}
+			// Plain "data: " lines: the sse replay is not needed.
+			if fromAISBench == nil || *fromAISBench != fromSSE {
+				t.Errorf("sse outcome from the aisbench replay %+v, from the sse replay %+v", fromAISBench, fromSSE)
 			}
 		})
 	}

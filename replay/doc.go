@@ -46,6 +46,10 @@
 // the last one wins; a count left at 0 falls back to the trace's
 // input_tokens/output_tokens columns.
 //
+// An aisbench replay also gives the sse framer's outcome (Result.SSE) when
+// the body holds none of the constructs the two framers cut differently
+// (agree.go lists them), so that the sse replay is needed only then.
+//
 // A Replayer reuses its body buffer and JSON parser from one request to the
 // next; Replay is the one-off convenience.
 package replay

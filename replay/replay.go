@@ -180,6 +180,11 @@ type Result struct {
 	Events      []Event
 	Bytes       ByteCounts
 	Counts      EventCounts
+	// SSE is, for the aisbench framer, the Outcome the sse framer gives the
+	// same request, known without running it because the body holds none
+	// of the constructs the two framers cut differently (agree.go); nil
+	// otherwise: replay the request with SSE then.
+	SSE *Outcome
 }
 
 // Options select how Replay works.

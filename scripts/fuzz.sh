@@ -27,6 +27,7 @@ targets=(
   "./replay FuzzSSEFramer"
   "./replay FuzzClassify"
   "./replay FuzzContentTemplate"
+  "./audit FuzzRecordWithoutSpecReplay"
   "./audit FuzzReportJSON"
   "./audit FuzzBuilder"
   "./audit FuzzPercentile"

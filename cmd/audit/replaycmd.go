@@ -157,8 +157,9 @@ func writeReplayTables(cmd *cli.Command, r trace.Reader, framer replay.Framer, d
 // newReplayWork returns a work function for mapOrdered that replays a
 // request for report, merge's partials and the replay tables alike: with
 // opts' framer, and for the aisbench framer with the sse framer too (sharing
-// one memo, so that each payload both framers cut alike is parsed once),
-// giving the replay and the record audit.Builder takes.
+// one memo, so that each payload both framers cut alike is parsed once)
+// unless the body holds nothing the two framers cut differently, giving the
+// replay and the record audit.Builder takes.
 func newReplayWork(path string, opts replay.Options) func() func(*trace.Request) (tables.Replayed, error) {
 	return func() func(*trace.Request) (tables.Replayed, error) {
 		var rp, spec replay.Replayer
@@ -176,6 +177,10 @@ func newReplayWork(path string, opts replay.Options) func() func(*trace.Request)
 			out := tables.Replayed{T0Ns: req.T0Ns, Result: res}
 			if opts.Framer == replay.SSE {
 				out.Record = audit.RecordFromReplay(res)
+				return out, nil
+			}
+			if rec, ok := audit.RecordWithoutSpecReplay(res); ok {
+				out.Record = rec
 				return out, nil
 			}
 			sres, err := spec.Replay(req, sopts)
