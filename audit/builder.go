@@ -3,8 +3,8 @@ package audit
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
-	"sort"
 
 	"github.com/sseaudit/sseaudit/replay"
 )
@@ -219,34 +219,149 @@ func (b *Builder) Finalize() (*Report, error) {
 	// AISBench keeps the success flag of every request, and every other field
 	// for successful requests only: two lists of different lengths.
 	successFlags := make([]bool, len(b.requests))
-	var successes []perRequest
 	// Every successful request's intervals, in trace order, in one arena: a
 	// stage whose requests are consecutive there pools them without a copy.
-	arenaLen := 0
+	// Each request's place in the arena and among the successes is known
+	// first, so that parts of the requests are derived at once.
+	arenaLen, succeeded := 0, 0
 	for i := range b.requests {
-		if rec := &b.requests[i]; rec.Success && rec.points() > 2 {
+		rec := &b.requests[i]
+		successFlags[i] = rec.Success && rec.points() >= 2
+		if rec.Success && !successFlags[i] {
+			rep.Requests.TooFewTimePoints++
+		}
+		if successFlags[i] {
+			succeeded++
 			arenaLen += rec.points() - 2
 		}
 	}
-	arena := make([]float64, 0, arenaLen)
+	arena := make([]float64, arenaLen)
+	successes := make([]perRequest, succeeded)
 	// sseaudit's per-request facts, from the same time points.
 	facts := make([]requestFacts, len(b.requests))
-	var nanErr error
-	var tp []float64
-	for i := range b.requests {
-		rec := &b.requests[i]
-		ok := rec.Success && rec.points() >= 2
-		if rec.Success && !ok {
-			rep.Requests.TooFewTimePoints++
+	parts := b.requestParts(successFlags, arenaLen)
+	tasks := make([]func(), len(parts))
+	for k := range parts {
+		tasks[k] = func() { b.derive(&parts[k], successFlags, arena, successes, facts) }
+	}
+	inParallel(tasks...)
+	var nanErr error // the first in trace order
+	for _, p := range parts {
+		if nanErr = p.nanErr; nanErr != nil {
+			break
 		}
-		successFlags[i] = ok
-		if !ok {
+	}
+	rep.Requests.Added = len(b.requests)
+	rep.Requests.Succeeded = len(successes)
+	rep.Requests.Failed = len(b.requests) - len(successes)
+
+	c := stageCalc{stats: stats, maxConcurrency: b.cfg.MaxConcurrency, successFlags: successFlags, successes: successes, arena: arena}
+	rep.Total = &StageResult{Stage: StageTotal}
+	rep.Stable = &StageResult{Stage: StageStable}
+	computable := false
+	switch {
+	case len(successes) == 0:
+		rep.Total.Err = ErrAllRequestsFailed
+		rep.Stable.Err = ErrAllRequestsFailed
+	case nanErr != nil:
+		rep.Total.Err = nanErr
+		rep.Stable.Err = nanErr
+	default:
+		computable = true
+	}
+	var kept []int
+	for i, ok := range successFlags {
+		if ok {
+			kept = append(kept, i)
+		}
+	}
+	// No figure of a run with a NaN time point.
+	withFigures := nanErr == nil && len(kept) > 0
+	// The two stages, the window analysis and the figures' distributions
+	// read the requests and write only their own results: they run at once,
+	// each computed as it would be alone.
+	var walked []walkEvent // AISBench's walk of starts and ends, shared
+	var distributions [2]*DistributionPair
+	inParallel(
+		func() {
+			if computable {
+				c.total(rep.Total)
+			}
+			b.sseStage(rep, rep.Total, facts)
+			if withFigures {
+				distributions[0] = distributionPair(rep.Total, facts)
+			}
+		},
+		func() {
+			if computable {
+				walked = c.walk()
+				c.stable(rep.Stable, walked)
+			}
+			inParallel(
+				func() {
+					b.sseStage(rep, rep.Stable, facts)
+					if withFigures {
+						distributions[1] = distributionPair(rep.Stable, facts)
+					}
+				},
+				func() { b.windowed(rep.Stable, kept) },
+				func() {
+					if computable && c.maxConcurrency > 0 {
+						c.analyzeWindow(rep, walked)
+					}
+				})
+		})
+	rep.Findings = b.findings(rep, facts, kept)
+	if withFigures {
+		rep.Figures = b.figures(rep, facts, kept, walked, distributions)
+	}
+	return rep, nil
+}
+
+// requestPart is a run of requests, [from, to), whose per-request values
+// derive computes, and where they go: its successes from successes[success]
+// on, their intervals from arena[arenaOffset] on.
+type requestPart struct {
+	from, to             int
+	success, arenaOffset int
+	nanErr               error // the part's first NaN time point
+}
+
+// requestParts cuts the requests into a part per GOMAXPROCS at most, of
+// about as many intervals each.
+func (b *Builder) requestParts(successFlags []bool, arenaLen int) []requestPart {
+	n := runtime.GOMAXPROCS(0)
+	parts := []requestPart{{}}
+	success, offset := 0, 0
+	for i := range b.requests {
+		if last := &parts[len(parts)-1]; len(parts) < n && i > last.from && offset*n >= len(parts)*arenaLen {
+			last.to = i
+			parts = append(parts, requestPart{from: i, success: success, arenaOffset: offset})
+		}
+		if successFlags[i] {
+			success++
+			offset += b.requests[i].points() - 2
+		}
+	}
+	parts[len(parts)-1].to = len(b.requests)
+	return parts
+}
+
+// derive computes, for the successful requests of part p, what
+// _calc_perf_data derives (successes), their intervals np.diff(tp[1:]) in
+// the arena and sseaudit's facts, and notes p's first NaN time point.
+func (b *Builder) derive(p *requestPart, successFlags []bool, arena []float64, successes []perRequest, facts []requestFacts) {
+	var tp []float64
+	success, offset := p.success, p.arenaOffset
+	for i := p.from; i < p.to; i++ {
+		if !successFlags[i] {
 			continue
 		}
+		rec := &b.requests[i]
 		tp = rec.timePoints(tp)
-		if nanErr == nil {
+		if p.nanErr == nil {
 			if j := slices.IndexFunc(tp, math.IsNaN); j >= 0 {
-				nanErr = &NaNTimePointError{ID: rec.ID, Index: i, Point: j}
+				p.nanErr = &NaNTimePointError{ID: rec.ID, Index: i, Point: j}
 			}
 		}
 		pr := perRequest{
@@ -257,52 +372,17 @@ func (b *Builder) Finalize() (*Report, error) {
 			input:   rec.InputTokens, output: rec.OutputTokens,
 		}
 		if len(tp) > 2 {
-			// NumpyDiff(tp[1:]), written into the arena.
-			pr.off = len(arena)
+			pr.off = offset
 			for j := 2; j < len(tp); j++ {
-				arena = append(arena, tp[j]-tp[j-1])
+				arena[offset] = tp[j] - tp[j-1]
+				offset++
 			}
-			pr.intervals = arena[pr.off:len(arena):len(arena)]
+			pr.intervals = arena[pr.off:offset:offset]
 		}
-		successes = append(successes, pr)
+		successes[success] = pr
+		success++
 		facts[i] = factsOf(rec, tp, pr.intervals)
 	}
-	rep.Requests.Added = len(b.requests)
-	rep.Requests.Succeeded = len(successes)
-	rep.Requests.Failed = len(b.requests) - len(successes)
-
-	c := stageCalc{stats: stats, maxConcurrency: b.cfg.MaxConcurrency, successFlags: successFlags, successes: successes, arena: arena}
-	rep.Total = &StageResult{Stage: StageTotal}
-	rep.Stable = &StageResult{Stage: StageStable}
-	switch {
-	case len(successes) == 0:
-		rep.Total.Err = ErrAllRequestsFailed
-		rep.Stable.Err = ErrAllRequestsFailed
-	case nanErr != nil:
-		rep.Total.Err = nanErr
-		rep.Stable.Err = nanErr
-	default:
-		c.total(rep.Total)
-		c.stable(rep.Stable)
-		if c.maxConcurrency > 0 {
-			c.analyzeWindow(rep)
-		}
-	}
-	// sseaudit's figures, beside AISBench's.
-	var kept []int
-	for i, ok := range successFlags {
-		if ok {
-			kept = append(kept, i)
-		}
-	}
-	b.sseStage(rep, rep.Total, facts)
-	b.sseStage(rep, rep.Stable, facts)
-	b.windowed(rep.Stable, kept)
-	rep.Findings = b.findings(rep, facts, kept)
-	if nanErr == nil { // no figure of a run with a NaN time point
-		rep.Figures = b.figures(rep, facts, kept)
-	}
-	return rep, nil
 }
 
 type stageCalc struct {
@@ -332,25 +412,17 @@ func (c *stageCalc) total(st *StageResult) {
 	c.fill(st, positions, duration, len(c.successFlags), success)
 }
 
-// stable is StablePerfMetricCalculator: the window and its requests.
-func (c *stageCalc) stable(st *StageResult) {
+// stable is StablePerfMetricCalculator: the window and its requests, found
+// on AISBench's walk of the successful requests' starts and ends (walk).
+func (c *stageCalc) stable(st *StageResult, events []walkEvent) {
 	if c.maxConcurrency == 0 {
 		st.Err = ErrUnknownMaxConcurrency
 		return
 	}
-	type event struct {
-		time  float64
-		start bool
-	}
-	// AISBench appends start then end for each request and sorts by time with
-	// Python's stable sort: ties keep request order, a request's start first.
-	events := make([]event, 0, 2*len(c.successes))
 	starts := make([]float64, len(c.successes))
 	for i, r := range c.successes {
-		events = append(events, event{r.start, true}, event{r.end, false})
 		starts[i] = r.start
 	}
-	sort.SliceStable(events, func(i, j int) bool { return events[i].time < events[j].time })
 	var first, last float64
 	found := false
 	inFlight, reachedAtStart := 0, 0

@@ -168,11 +168,10 @@ type Distribution struct {
 	PooledMeanSeconds, PerRequestMeanSeconds float64
 }
 
-// figures computes Report.Figures from the successful requests.
-func (b *Builder) figures(rep *Report, facts []requestFacts, kept []int) *Figures {
-	if len(kept) == 0 {
-		return nil
-	}
+// figures computes Report.Figures from the successful requests (at least
+// one), AISBench's walk of their starts and ends (stageCalc.walk) and the
+// stages' distributions (distributionPair, nil for none).
+func (b *Builder) figures(rep *Report, facts []requestFacts, kept []int, walked []walkEvent, distributions [2]*DistributionPair) *Figures {
 	f := &Figures{}
 	origin, last := math.Inf(1), math.Inf(-1)
 	for _, idx := range kept {
@@ -180,7 +179,7 @@ func (b *Builder) figures(rep *Report, facts []requestFacts, kept []int) *Figure
 		last = max(last, facts[idx].tm)
 	}
 	f.OriginSeconds, f.RunSeconds = origin, last-origin
-	f.InFlight = b.inFlightCurve(rep, facts, kept, origin)
+	f.InFlight = inFlightCurve(rep, walked, origin)
 	f.Timelines = b.timelines(rep, facts, kept, origin)
 	var tmBy, ttftBy []string
 	for _, idx := range kept {
@@ -190,32 +189,25 @@ func (b *Builder) figures(rep *Report, facts []requestFacts, kept []int) *Figure
 		}
 	}
 	f.TmSetBy, f.TTFTSetBy = classCounts(tmBy), classCounts(ttftBy)
-	for _, st := range []*StageResult{rep.Total, rep.Stable} {
-		if p := distributionPair(st, facts); p != nil {
+	for _, p := range distributions {
+		if p != nil {
 			f.Distributions = append(f.Distributions, p)
 		}
 	}
 	return f
 }
 
-func (b *Builder) inFlightCurve(rep *Report, facts []requestFacts, kept []int, origin float64) *InFlightCurve {
-	type ev struct {
-		t     float64
-		start bool
-	}
-	events := make([]ev, 0, 2*len(kept))
-	for _, idx := range kept {
-		events = append(events, ev{facts[idx].t0, true}, ev{facts[idx].tm, false})
-	}
-	sort.SliceStable(events, func(i, j int) bool { return events[i].t < events[j].t })
+// inFlightCurve walks the successful requests' starts and ends, events, as
+// AISBench's stable calculator walks them.
+func inFlightCurve(rep *Report, events []walkEvent, origin float64) *InFlightCurve {
 	c := &InFlightCurve{MaxConcurrency: rep.MaxConcurrency, Events: len(events)}
 	// One point per distinct instant.
 	var pts []InFlightPoint
 	n := 0
 	for i := 0; i < len(events); {
-		p := InFlightPoint{Seconds: events[i].t - origin, Min: n, Max: n}
+		p := InFlightPoint{Seconds: events[i].time - origin, Min: n, Max: n}
 		j := i
-		for ; j < len(events) && events[j].t == events[i].t; j++ {
+		for ; j < len(events) && events[j].time == events[i].time; j++ {
 			if events[j].start {
 				n++
 				p.StartsAtPoint++
@@ -298,7 +290,7 @@ func (b *Builder) timelines(rep *Report, facts []requestFacts, kept []int, origi
 			" more in a fixed pseudo-random order (FNV-1a of request ID and index), of " + plural(len(kept), "successful request")
 		byE2E := slices.Clone(kept)
 		e2e := func(idx int) float64 { return facts[idx].tm - facts[idx].t0 }
-		sort.SliceStable(byE2E, func(i, j int) bool { return e2e(byE2E[i]) > e2e(byE2E[j]) })
+		slices.SortStableFunc(byE2E, func(a, b int) int { return lessFirst(e2e(b), e2e(a)) })
 		for _, idx := range byE2E[:timelineSlowest] {
 			why[idx] = append(why[idx], "slowest")
 		}
@@ -362,7 +354,7 @@ func (b *Builder) timelines(rep *Report, facts []requestFacts, kept []int, origi
 			t.OutputTokens = *rec.OutputTokens
 		}
 		if len(fa.intervals) > 0 {
-			t.ITLMeanSeconds = NumpyMean(fa.intervals)
+			t.ITLMeanSeconds = fa.intervalsMean
 			for _, x := range fa.intervals {
 				if x == 0 {
 					t.ZeroGaps++
@@ -370,7 +362,7 @@ func (b *Builder) timelines(rep *Report, facts []requestFacts, kept []int, origi
 			}
 		}
 		if len(fa.contentGaps) > 0 {
-			t.ContentIntervalMeanSeconds = NumpyMean(fa.contentGaps)
+			t.ContentIntervalMeanSeconds = fa.contentMean
 		}
 		if fa.hasContent {
 			t.FirstContentSeconds = fa.ttfContent + t.T0
@@ -404,28 +396,28 @@ func (b *Builder) timelines(rep *Report, facts []requestFacts, kept []int, origi
 
 // distributionPair bins a stage's pooled ITL and ContentUpdateInterval,
 // walking each request's samples in the stage's order (the pools are not
-// kept): the pooled means are np.mean of the concatenations all the same.
+// kept). The counts, N and means of the samples come from the ITL
+// accounting and the ContentUpdateInterval metric (the same requests in the
+// same order: np.mean of the concatenations all the same).
 func distributionPair(st *StageResult, facts []requestFacts) *DistributionPair {
 	if st.ITL == nil || st.ITL.Intervals == 0 {
 		return nil
 	}
-	var content numpySum
-	var contentMeans []float64
-	contentN := 0
+	// Content gaps that are a piece of their request's intervals lie within
+	// the range of the intervals already: only the others are looked at.
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, idx := range st.Requests {
 		fa := &facts[idx]
-		for _, xs := range [][]float64{fa.intervals, fa.contentGaps} {
+		pools := [][]float64{fa.intervals, fa.contentGaps}
+		if fa.contentFrom >= 0 {
+			pools = pools[:1]
+		}
+		for _, xs := range pools {
 			for _, x := range xs {
 				if x > 0 {
 					lo, hi = min(lo, x), max(hi, x)
 				}
 			}
-		}
-		if len(fa.contentGaps) > 0 {
-			content.add(fa.contentGaps)
-			contentMeans = append(contentMeans, NumpyMean(fa.contentGaps))
-			contentN++
 		}
 	}
 	p := &DistributionPair{Stage: st.Stage}
@@ -437,33 +429,72 @@ func distributionPair(st *StageResult, facts []requestFacts) *DistributionPair {
 		}
 	}
 	edges := newEdgeIndex(p.Edges, lo, hi)
-	bin := func(d *Distribution, samples func(*requestFacts) []float64) *Distribution {
-		d.Counts = make([]int, max(len(p.Edges)-1, 0))
+	bins := max(len(p.Edges)-1, 0)
+	binInto := func(h *histogram, xs []float64) {
+		for _, x := range xs {
+			if x <= 0 {
+				h.zero++
+				continue
+			}
+			i := edges.lastAtOrBelow(x) // bin [Edges[i], Edges[i+1])
+			h.counts[max(0, min(i, bins-1))]++
+		}
+	}
+	// Each interval is binned once, by whether its request's content gaps
+	// are a piece of its intervals: then the content gaps' counts are the
+	// intervals' less those of the intervals outside the piece (whole
+	// numbers, so exactly), and only those are binned again.
+	withPiece, others, outside, ownContent := newHistogram(bins), newHistogram(bins), newHistogram(bins), newHistogram(bins)
+	for _, idx := range st.Requests {
+		fa := &facts[idx]
+		if fa.contentFrom < 0 {
+			binInto(&others, fa.intervals)
+			binInto(&ownContent, fa.contentGaps)
+			continue
+		}
+		binInto(&withPiece, fa.intervals)
+		binInto(&outside, fa.intervals[:fa.contentFrom])
+		binInto(&outside, fa.intervals[fa.contentFrom+len(fa.contentGaps):])
+	}
+	acc := st.ITL
+	p.ITL = &Distribution{Metric: MetricITL, Samples: acc.Intervals, N: acc.AISBenchN,
+		PooledMeanSeconds: acc.PooledMeanSeconds, PerRequestMeanSeconds: acc.PerRequestMeanSeconds,
+		Zero: withPiece.zero + others.zero, Counts: make([]int, bins)}
+	for i := range p.ITL.Counts {
+		p.ITL.Counts[i] = withPiece.counts[i] + others.counts[i]
+	}
+	if m := st.SSEMetric(MetricContentUpdateInterval); m != nil {
+		var means []float64
 		for _, idx := range st.Requests {
-			for _, x := range samples(&facts[idx]) {
-				if x <= 0 {
-					d.Zero++
-					continue
-				}
-				i := edges.lastAtOrBelow(x) // bin [Edges[i], Edges[i+1])
-				d.Counts[max(0, min(i, len(d.Counts)-1))]++
+			if fa := &facts[idx]; len(fa.contentGaps) > 0 {
+				means = append(means, fa.contentMean)
 			}
 		}
-		return d
-	}
-	// The ITL accounting has the intervals' count, N and means (the same
-	// requests, in the same order).
-	acc := st.ITL
-	p.ITL = bin(&Distribution{Metric: MetricITL, Samples: acc.Intervals, N: acc.AISBenchN,
-		PooledMeanSeconds: acc.PooledMeanSeconds, PerRequestMeanSeconds: acc.PerRequestMeanSeconds},
-		func(f *requestFacts) []float64 { return f.intervals })
-	if content.n > 0 {
-		p.Content = bin(&Distribution{Metric: MetricContentUpdateInterval, Samples: content.n, N: contentN,
-			PooledMeanSeconds: content.mean(), PerRequestMeanSeconds: NumpyMean(contentMeans)},
-			func(f *requestFacts) []float64 { return f.contentGaps })
+		pooled, ok := m.statistic("Average")
+		if !ok {
+			var sum numpySum
+			for _, idx := range st.Requests {
+				sum.add(facts[idx].contentGaps)
+			}
+			pooled.Raw = sum.mean()
+		}
+		p.Content = &Distribution{Metric: MetricContentUpdateInterval, Samples: m.Samples, N: m.N,
+			PooledMeanSeconds: pooled.Raw, PerRequestMeanSeconds: NumpyMean(means),
+			Zero: withPiece.zero - outside.zero + ownContent.zero, Counts: make([]int, bins)}
+		for i := range p.Content.Counts {
+			p.Content.Counts[i] = withPiece.counts[i] - outside.counts[i] + ownContent.counts[i]
+		}
 	}
 	return p
 }
+
+// histogram is counts of samples in bins, the zeros apart.
+type histogram struct {
+	counts []int
+	zero   int
+}
+
+func newHistogram(bins int) histogram { return histogram{counts: make([]int, bins)} }
 
 // edgeIndex finds the last of ascending edges at or below a sample without a
 // binary search for the samples in [lo, hi], positive and finite: a

@@ -170,23 +170,12 @@ func (b *Builder) findings(rep *Report, facts []requestFacts, kept []int) []Find
 	{
 		var ids []string
 		spread, ttftIsE2E := 0, 0
-		var tp []float64
 		for _, i := range kept {
-			tp = b.requests[i].timePoints(tp)
-			if len(tp) < 3 {
-				continue
-			}
-			same := true
-			for _, t := range tp[2:] {
-				if t != tp[1] {
-					same = false
-				}
-			}
-			if !same {
+			if !facts[i].oneInstant {
 				continue
 			}
 			ids = append(ids, b.requests[i].ID)
-			if tp[1] == tp[len(tp)-1] {
+			if facts[i].t1 == facts[i].tm {
 				ttftIsE2E++
 			}
 			if v := b.requests[i].Spec; v != nil && v.Events >= 2 && v.LastNs > v.FirstNs {

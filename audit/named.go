@@ -227,11 +227,21 @@ type requestFacts struct {
 	t0, t1, tm            float64   // the first, second and last time points
 	intervals             []float64 // np.diff(tp[1:])
 	contentGaps, textGaps []float64
-	ttfContent, ttfText   float64
-	hasContent, hasText   bool
-	events                bool // Events known
-	tokensKnown           bool
-	tokens                []float64 // per output event, when tokensKnown
+	// contentFrom is where contentGaps starts in intervals when it is a
+	// piece of them (the content events one run), else -1.
+	contentFrom int
+	// intervalsMean and contentMean are NumpyMean of intervals and
+	// contentGaps, and zeroIntervals the intervals exactly 0, taken once
+	// for every stage and figure (the means NaN when empty).
+	intervalsMean, contentMean float64
+	zeroIntervals              int
+	ttfContent, ttfText        float64
+	// oneInstant: 3 or more time points, all after t0 at one instant.
+	oneInstant          bool
+	hasContent, hasText bool
+	events              bool // Events known
+	tokensKnown         bool
+	tokens              []float64 // per output event, when tokensKnown
 }
 
 // factsOf derives a request's facts from its time points tp (not kept);
@@ -240,7 +250,14 @@ type requestFacts struct {
 // piece of it when the events counted are consecutive), text gaps are the
 // content gaps when the same events count, and all are read only.
 func factsOf(rec *storedRecord, tp, intervals []float64) requestFacts {
-	f := requestFacts{t0: tp[0], t1: tp[1], tm: tp[len(tp)-1], intervals: intervals}
+	f := requestFacts{t0: tp[0], t1: tp[1], tm: tp[len(tp)-1], intervals: intervals, contentFrom: -1,
+		intervalsMean: NumpyMean(intervals), contentMean: math.NaN()}
+	for _, x := range intervals {
+		if x == 0 {
+			f.zeroIntervals++
+		}
+	}
+	f.oneInstant = len(tp) >= 3 && !slices.ContainsFunc(tp[2:], func(t float64) bool { return t != tp[1] })
 	if rec.Events == nil || len(rec.Events) != len(tp)-1 {
 		return f
 	}
@@ -255,10 +272,11 @@ func factsOf(rec *storedRecord, tp, intervals []float64) requestFacts {
 		}
 	}
 	// gaps is np.diff of the time points of the events keep selects (n of
-	// them, at least one), and the first of those points.
-	gaps := func(n int, keep func(storedEvent) bool) (float64, []float64) {
+	// them, at least one), the first of those points, and where the gaps
+	// start in intervals when they are a piece of them (else -1).
+	gaps := func(n int, keep func(storedEvent) bool) (float64, []float64, int) {
 		if n == len(rec.Events) && len(tp) > 2 {
-			return tp[1], intervals // every event: np.diff(tp[1:]) itself
+			return tp[1], intervals, 0 // every event: np.diff(tp[1:]) itself
 		}
 		if len(tp) > 2 {
 			// A contiguous run of events lo..hi: its gaps are intervals[lo:hi]
@@ -266,7 +284,7 @@ func factsOf(rec *storedRecord, tp, intervals []float64) requestFacts {
 			lo := slices.IndexFunc(rec.Events, keep)
 			hi := lo + n - 1
 			if hi < len(rec.Events) && !slices.ContainsFunc(rec.Events[lo:hi+1], func(e storedEvent) bool { return !keep(e) }) {
-				return tp[lo+1], intervals[lo:hi:hi]
+				return tp[lo+1], intervals[lo:hi:hi], lo
 			}
 		}
 		ts := make([]float64, 0, n)
@@ -275,17 +293,18 @@ func factsOf(rec *storedRecord, tp, intervals []float64) requestFacts {
 				ts = append(ts, tp[i+1])
 			}
 		}
-		return ts[0], NumpyDiff(ts)
+		return ts[0], NumpyDiff(ts), -1
 	}
 	if nContent > 0 {
-		first, g := gaps(nContent, storedEvent.HasContent)
-		f.hasContent, f.ttfContent, f.contentGaps = true, first-tp[0], g
+		first, g, from := gaps(nContent, storedEvent.HasContent)
+		f.hasContent, f.ttfContent, f.contentGaps, f.contentFrom = true, first-tp[0], g, from
+		f.contentMean = NumpyMean(g)
 	}
 	if nText > 0 && nText == nContent {
 		// Content implies text: the same events, the same gaps (shared).
 		f.hasText, f.ttfText, f.textGaps = true, f.ttfContent, f.contentGaps
 	} else if nText > 0 {
-		first, g := gaps(nText, storedEvent.HasText)
+		first, g, _ := gaps(nText, storedEvent.HasText)
 		f.hasText, f.ttfText, f.textGaps = true, first-tp[0], g
 	}
 	if eventTokensKnown(rec) {
@@ -304,10 +323,24 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 	if len(st.Requests) == 0 {
 		return
 	}
-	// ITL accounting. The pooled mean is taken request by request, in the
-	// stage's order, as np.mean of the concatenated intervals adds them.
-	acc := &ITLAccounting{Requests: len(st.Requests), InAISBenchTable: st.Metric(MetricITL) != nil}
-	var pooled numpySum
+	// Statistics AISBench's table lacks, from the same raw values.
+	for i := range st.Metrics {
+		var extra []string
+		for _, s := range rep.AllStats {
+			if !rep.InAISBenchTable(s) {
+				extra = append(extra, s)
+			}
+		}
+		if extra != nil {
+			st.Metrics[i].Extra = statistics(extra, pool{st.Metrics[i].Values})
+		}
+	}
+
+	// ITL accounting. The pooled mean is np.mean of the stage's intervals
+	// concatenated in its order: the ITL row's Average when it has one,
+	// else taken request by request as np.mean adds them.
+	itl := st.Metric(MetricITL)
+	acc := &ITLAccounting{Requests: len(st.Requests), InAISBenchTable: itl != nil}
 	var means, perRequest []float64
 	withEvents := 0
 	for _, idx := range st.Requests {
@@ -315,44 +348,49 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 		perRequest = append(perRequest, float64(len(f.intervals)))
 		if len(f.intervals) > 0 {
 			acc.RequestsWithIntervals++
-			pooled.add(f.intervals)
-			means = append(means, NumpyMean(f.intervals))
-			zero := 0
-			for _, x := range f.intervals {
-				if x == 0 {
-					zero++
-				}
-			}
-			acc.ZeroIntervals += zero
-			if zero > 0 {
+			acc.Intervals += len(f.intervals)
+			means = append(means, f.intervalsMean)
+			acc.ZeroIntervals += f.zeroIntervals
+			if f.zeroIntervals > 0 {
 				acc.RequestsWithZero++
 			}
 		}
-		if anyNonzero(f.intervals) {
+		if len(f.intervals) > f.zeroIntervals { // numpy's .any(): a nonzero or NaN interval
 			acc.AISBenchN++
 		}
 		if f.events {
 			withEvents++
 		}
 	}
-	acc.Intervals = pooled.n
 	acc.PerRequestMin = NumpyMin(perRequest)
 	acc.PerRequestMax = NumpyMax(perRequest)
 	acc.PerRequestMedian = NumpyPercentile(perRequest, 50)
 	acc.PooledMeanSeconds, acc.PerRequestMeanSeconds = math.NaN(), math.NaN()
-	if pooled.n > 0 {
-		acc.PooledMeanSeconds = pooled.mean()
+	if acc.Intervals > 0 {
+		if average, ok := itl.statistic("Average"); ok {
+			acc.PooledMeanSeconds = average.Raw
+		} else {
+			var pooled numpySum
+			for _, idx := range st.Requests {
+				pooled.add(facts[idx].intervals)
+			}
+			acc.PooledMeanSeconds = pooled.mean()
+		}
 		acc.PerRequestMeanSeconds = NumpyMean(means)
 	}
 	st.ITL = acc
 
 	// sseaudit's metrics. A pooled metric's samples stay where they are, in
 	// each request's facts (Samples counts them); the per-request ones keep
-	// their Values. The text gaps are the content gaps, statistics included,
-	// when every request's text gaps are its content gaps.
-	textIsContent := true
+	// their Values. The content gaps are ITL's values when every request's
+	// are its intervals, and ITL's statistics are theirs then; the text gaps
+	// are the content gaps, statistics included, when every request's text
+	// gaps are its content gaps.
+	contentIsITL, textIsContent := itl != nil, true
 	for _, idx := range st.Requests {
-		textIsContent = textIsContent && sameSlice(facts[idx].textGaps, facts[idx].contentGaps)
+		f := &facts[idx]
+		contentIsITL = contentIsITL && sameSlice(f.contentGaps, f.intervals)
+		textIsContent = textIsContent && sameSlice(f.textGaps, f.contentGaps)
 	}
 	var contentStats []Statistic
 	for _, m := range SSEMetrics {
@@ -368,6 +406,8 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 		if count := samples.len(); count > 0 {
 			mr := MetricResult{Name: m, Unit: m.Unit(), N: n, Samples: count}
 			switch {
+			case m == MetricContentUpdateInterval && contentIsITL:
+				mr.Stats = itl.statisticsNamed(rep.AllStats)
 			case m == MetricTextUpdateInterval && textIsContent:
 				mr.Stats = slices.Clone(contentStats)
 			case perRequestMetric:
@@ -400,19 +440,6 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 		st.SSEAbsent = append(st.SSEAbsent, RemovedMetric{m, why})
 	}
 
-	// Statistics AISBench's table lacks, from the same raw values.
-	for i := range st.Metrics {
-		var extra []string
-		for _, s := range rep.AllStats {
-			if !rep.InAISBenchTable(s) {
-				extra = append(extra, s)
-			}
-		}
-		if extra != nil {
-			st.Metrics[i].Extra = statistics(extra, pool{st.Metrics[i].Values})
-		}
-	}
-
 	// SLO attainment.
 	for _, slo := range b.cfg.SLOs {
 		res := SLOResult{SLO: slo, Denominator: len(st.Requests)}
@@ -428,6 +455,16 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 		res.Fraction = float64(res.Met) / float64(res.Denominator)
 		st.SLOs = append(st.SLOs, res)
 	}
+}
+
+// statisticsNamed are m's statistics (Stats and Extra) of the names, in
+// their order; every name is among them.
+func (m *MetricResult) statisticsNamed(names []string) []Statistic {
+	out := make([]Statistic, len(names))
+	for i, name := range names {
+		out[i], _ = m.statistic(name)
+	}
+	return out
 }
 
 // sseSamples are a request's samples of one of sseaudit's metrics, and

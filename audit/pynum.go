@@ -49,6 +49,12 @@ type numpySum struct {
 func (s *numpySum) add(xs []float64) {
 	s.n += len(xs)
 	for len(xs) > 0 {
+		if len(s.chunk) == 0 && len(xs) >= numpyBufferSize {
+			// A whole chunk in xs: summed where it lies.
+			s.total += pairwiseSum(xs[:numpyBufferSize])
+			xs = xs[numpyBufferSize:]
+			continue
+		}
 		if s.chunk == nil {
 			s.chunk = make([]float64, 0, numpyBufferSize)
 		}

@@ -109,7 +109,7 @@ func BenchmarkSortFloats(b *testing.B) {
 // they read, on every kind of input: duplicates, zeros of both signs, NaN,
 // sorted and reversed runs, lengths on both sides of radixMinLen and
 // selectMinLen; in one piece or in many. Its mean, minimum and maximum are
-// numpy's of the whole.
+// numpy's of the whole, in pieces or not.
 func TestPoolStatisticsAsWhole(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	ps := []float64{0, 1, 25, 33.3, 50, 75, 90, 99, 99.9, 100}
@@ -157,7 +157,8 @@ func TestPoolStatisticsAsWhole(t *testing.T) {
 				}
 			}
 			lo, hi := pieces.minMax()
-			for _, c := range [][2]float64{{pieces.mean(), NumpyMean(values)}, {lo, NumpyMin(values)}, {hi, NumpyMax(values)}} {
+			for _, c := range [][2]float64{{pieces.mean(), NumpyMean(values)}, {pool{values}.mean(), NumpyMean(values)},
+				{lo, NumpyMin(values)}, {hi, NumpyMax(values)}} {
 				if math.Float64bits(c[0]) != math.Float64bits(c[1]) && !(math.IsNaN(c[0]) && math.IsNaN(c[1])) {
 					t.Errorf("%s n=%d: mean, min or max %v, numpy %v", name, n, c[0], c[1])
 				}

@@ -32,8 +32,12 @@ func (r *Report) statHeader(s string) string {
 	return s + "*"
 }
 
-// statistic finds a statistic among a metric's Stats and Extra.
+// statistic finds a statistic among a metric's Stats and Extra; an absent
+// metric (nil) has none.
 func (m *MetricResult) statistic(name string) (Statistic, bool) {
+	if m == nil {
+		return Statistic{}, false
+	}
 	for _, s := range m.Stats {
 		if s.Name == name {
 			return s, true

@@ -2,7 +2,7 @@ package audit
 
 import (
 	"math"
-	"sort"
+	"slices"
 )
 
 // WindowAnalysis explains the stable window beside AISBench's own choice.
@@ -76,14 +76,27 @@ type walkEvent struct {
 }
 
 // walk is AISBench's sorted event list: start then end per request, sorted
-// by time with a stable sort.
+// by time with a stable sort (Python's: ties keep request order, a
+// request's start first).
 func (c *stageCalc) walk() []walkEvent {
 	events := make([]walkEvent, 0, 2*len(c.successes))
 	for i, r := range c.successes {
 		events = append(events, walkEvent{r.start, true, i}, walkEvent{r.end, false, i})
 	}
-	sort.SliceStable(events, func(i, j int) bool { return events[i].time < events[j].time })
+	slices.SortStableFunc(events, func(a, b walkEvent) int { return lessFirst(a.time, b.time) })
 	return events
+}
+
+// lessFirst orders x before y when x < y, as sort.SliceStable with that
+// less function does (the same algorithm), NaN included.
+func lessFirst(x, y float64) int {
+	switch {
+	case x < y:
+		return -1
+	case y < x:
+		return 1
+	}
+	return 0
 }
 
 func (c *stageCalc) windowEvent(e walkEvent, inFlight int) *WindowEvent {
@@ -91,11 +104,11 @@ func (c *stageCalc) windowEvent(e walkEvent, inFlight int) *WindowEvent {
 	return &WindowEvent{Seconds: e.time, Start: e.start, Request: r.trace, ID: r.id, InFlight: inFlight}
 }
 
-// analyzeWindow fills Report.Window (C known, at least one success, no NaN).
-func (c *stageCalc) analyzeWindow(rep *Report) {
+// analyzeWindow fills Report.Window (C known, at least one success, no NaN)
+// from walk's events, once the stable stage is computed.
+func (c *stageCalc) analyzeWindow(rep *Report, events []walkEvent) {
 	C := c.maxConcurrency
 	wa := &WindowAnalysis{MaxConcurrency: C, Successful: len(c.successes), FirstStartSeconds: c.minStart()}
-	events := c.walk()
 	inFlight := 0
 	var at90, atC float64
 	var lastC *WindowEvent

@@ -105,3 +105,65 @@ func TestMapOrdered(t *testing.T) {
 		}
 	}
 }
+
+// A requestCopy reused for a second request is a deep copy of it, with nil
+// and empty slices and pointers kept apart as in the request, and shares no
+// memory with it.
+func TestRequestCopyReused(t *testing.T) {
+	end, status, in := int64(9), int32(200), int64(3)
+	msg := "boom"
+	first := trace.Request{RequestID: "a", T0Ns: 1, EndNs: &end, HTTPStatus: &status, Error: &msg, InputTokens: &in,
+		Chunks:      []trace.Chunk{{TNs: 2, Data: []byte("data: one\n\n")}, {TNs: 3, Data: []byte("data: two, longer\n\n")}},
+		TimePointsS: []float64{1, 2},
+		Extra:       []trace.Value{{Bytes: []byte("xyz")}, {Str: "s"}, {Bytes: []byte{}}}}
+	second := trace.Request{RequestID: "b", T0Ns: 4, Chunks: []trace.Chunk{{TNs: 5, Data: []byte{}}, {TNs: 6, Data: []byte("x")}},
+		TimePointsS: []float64{}, Extra: []trace.Value{{Bytes: []byte("q")}, {}}}
+	var c requestCopy
+	for _, src := range []trace.Request{first, second, first} {
+		c.copyFrom(&src)
+		got := c.req
+		if fmt.Sprintf("%#v", deref(got)) != fmt.Sprintf("%#v", deref(src)) {
+			t.Fatalf("copy\n%#v\nwant\n%#v", deref(got), deref(src))
+		}
+		for i, ch := range got.Chunks {
+			if ch.Data == nil || (len(ch.Data) > 0 && &ch.Data[0] == &src.Chunks[i].Data[0]) {
+				t.Fatalf("chunk %d: nil or shared with the request", i)
+			}
+		}
+		for i, v := range got.Extra {
+			if (v.Bytes == nil) != (src.Extra[i].Bytes == nil) || (len(v.Bytes) > 0 && &v.Bytes[0] == &src.Extra[i].Bytes[0]) {
+				t.Fatalf("extra %d: nil-ness changed or bytes shared with the request", i)
+			}
+		}
+		if (got.TimePointsS == nil) != (src.TimePointsS == nil) {
+			t.Fatalf("time points nil %v, want %v", got.TimePointsS == nil, src.TimePointsS == nil)
+		}
+		if src.EndNs != nil && got.EndNs == src.EndNs {
+			t.Fatal("end_ns shared with the request")
+		}
+	}
+}
+
+// deref is a request with its pointers replaced by what they point to, for
+// comparing copies.
+func deref(r trace.Request) []any {
+	val := func(p any) any {
+		switch p := p.(type) {
+		case *int64:
+			if p != nil {
+				return *p
+			}
+		case *int32:
+			if p != nil {
+				return *p
+			}
+		case *string:
+			if p != nil {
+				return *p
+			}
+		}
+		return nil
+	}
+	return []any{r.RequestID, r.T0Ns, val(r.EndNs), val(r.HTTPStatus), val(r.Error), val(r.InputTokens), val(r.OutputTokens),
+		r.Chunks, r.TimePointsS, r.Extra}
+}
