@@ -7,8 +7,12 @@
 #   classify  DuckDB: the body cut on blank lines, each data: event classified
 #             in SQL (json_extract_string of delta.content, choices length)
 #   report    audit report (text)
-# and prints the median wall and user CPU, the peak RSS, and the ratios of
-# audit report to each DuckDB query. Measured with /usr/bin/time.
+#   flat      audit report (text) of the same trace in the flat layout
+#             (audit convert --layout flat, made once before the runs)
+# and prints the median wall and user CPU, the peak RSS, the ratios of audit
+# report to each DuckDB query and of the flat layout to the nested one, and the
+# peak RSS against 256 MiB + 8 B per ITL sample (the sample count read from
+# the report's JSON). Measured with /usr/bin/time.
 #
 # Environment:
 #   SSEAUDIT_NODE_MODULES  node_modules holding @duckdb/node-api
@@ -58,6 +62,11 @@ trace=$tmp/trace.parquet
 "$audit" gen --profile chat --requests "$requests" --output-tokens "$tokens" \
 	--concurrency "$concurrency" --seed "$seed" -o "$trace"
 
+flat=$tmp/trace-flat.parquet
+"$audit" convert --layout flat "$trace" -o "$flat"
+samples=$("$audit" report --format json "$trace" | node -e '
+let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).metrics.ITL.total.samples));')
+
 cat >"$tmp/query.cjs" <<'JS'
 // node query.cjs SQL: runs one query in an in-memory DuckDB, prints its rows.
 const { DuckDBInstance } = require('@duckdb/node-api');
@@ -89,6 +98,7 @@ measure() {
 	scan) cmd=(env NODE_PATH="$nm" node "$tmp/query.cjs" "$scan_sql") ;;
 	classify) cmd=(env NODE_PATH="$nm" node "$tmp/query.cjs" "$classify_sql") ;;
 	report) cmd=("$audit" report --color never "$trace") ;;
+	flat) cmd=("$audit" report --color never "$flat") ;;
 	esac
 	if ! /usr/bin/time -f '%e %U %M' -o "$tmp/time" "${cmd[@]}" >"$out" 2>"$tmp/$tool.err"; then
 		echo "compare.sh: $tool failed:" >&2
@@ -99,7 +109,7 @@ measure() {
 }
 
 for ((i = 1; i <= runs; i++)); do
-	for tool in scan classify report; do
+	for tool in scan classify report flat; do
 		measure "$tool"
 	done
 done
@@ -115,12 +125,16 @@ peak() { sort -g -k 3,3 "$1" | tail -n 1 | awk '{printf "%.0f", $3 / 1024}'; }
 
 printf '\n%d runs each, %s requests of %s output tokens\n' "$runs" "$requests" "$tokens"
 printf '%-10s %10s %10s %14s\n' tool "wall s" "user s" "peak RSS MiB"
-for tool in scan classify report; do
+for tool in scan classify report flat; do
 	printf '%-10s %10s %10s %14s\n' "$tool" "$(median "$tmp/$tool.times" 1)" "$(median "$tmp/$tool.times" 2)" "$(peak "$tmp/$tool.times")"
 done
 rw=$(median "$tmp/report.times" 1)
 sw=$(median "$tmp/scan.times" 1)
 cw=$(median "$tmp/classify.times" 1)
-awk -v r="$rw" -v s="$sw" -v c="$cw" 'BEGIN {
+fw=$(median "$tmp/flat.times" 1)
+awk -v r="$rw" -v s="$sw" -v c="$cw" -v f="$fw" -v n="$samples" \
+	-v rr="$(peak "$tmp/report.times")" -v fr="$(peak "$tmp/flat.times")" 'BEGIN {
 	printf "\nreport / scan wall:     %.2f  (target <= 3)\n", r / s
-	printf "classify / report wall: %.2f  (target >= 5)\n", c / r }'
+	printf "classify / report wall: %.2f  (target >= 5)\n", c / r
+	printf "flat / nested wall:     %.2f  (target <= 1.2)\n", f / r
+	printf "peak RSS, nested / flat: %d / %d MiB (target <= 256 MiB + 8 B x %d ITL samples = %.0f MiB)\n", rr, fr, n, 256 + 8 * n / 1048576 }'

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# scale.sh: peak memory of audit report as the trace grows.
+#
+# Generates chat traces of 2,000, 5,000, 10,000 and 20,000 requests (about 0.1,
+# 0.25, 0.5 and 1 GB of SSE body; the last is bench/compare.sh's trace) with
+# `audit gen`, runs `audit report` on each RUNS times, and prints, per trace,
+# the body size, the ITL samples (the report's metrics.ITL.total.samples), the
+# median wall and user CPU, the largest peak RSS, and that peak less 8 bytes per
+# ITL sample: issue 8 wants it flat, under 256 MiB, whatever the size.
+#
+# Environment:
+#   RUNS       runs of each trace (default 3)
+#   SIZES      request counts (default "2000 5000 10000 20000")
+#   AUDIT      an audit binary to use instead of building ./cmd/audit
+#   KEEP=1     keep the temporary directory
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+runs=${RUNS:-3}
+sizes=${SIZES:-2000 5000 10000 20000}
+if [[ ! -x /usr/bin/time ]]; then
+	echo "scale.sh: needs GNU time at /usr/bin/time" >&2
+	exit 2
+fi
+if ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
+	echo "scale.sh: RUNS=$runs: want a positive number" >&2
+	exit 2
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sseaudit-scale.XXXXXX")
+if [[ ${KEEP:-0} == 1 ]]; then
+	echo "scale.sh: keeping $tmp" >&2
+else
+	trap 'rm -rf "$tmp"' EXIT
+fi
+audit=${AUDIT:-}
+if [[ -z $audit ]]; then
+	(cd "$repo" && go build -o "$tmp/audit" ./cmd/audit)
+	audit=$tmp/audit
+fi
+
+printf '%9s %10s %12s %8s %8s %14s %22s\n' requests "body MB" "ITL samples" "wall s" "user s" "peak RSS MiB" "RSS - 8 B/sample MiB"
+for n in $sizes; do
+	trace=$tmp/trace-$n.parquet
+	body=$("$audit" gen --profile chat --requests "$n" --output-tokens 256 --concurrency 64 --seed 1 -o "$trace" 2>&1 |
+		sed -n 's/.* reads, \([0-9]*\) body bytes.*/\1/p')
+	samples=$("$audit" report --format json "$trace" | python3 -c 'import json, sys; print(json.load(sys.stdin)["metrics"]["ITL"]["total"]["samples"])')
+	: >"$tmp/times"
+	for ((i = 1; i <= runs; i++)); do
+		/usr/bin/time -f '%e %U %M' -o "$tmp/time" "$audit" report --color never "$trace" >/dev/null
+		tail -n 1 "$tmp/time" >>"$tmp/times"
+	done
+	wall=$(sort -g -k 1,1 "$tmp/times" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+	user=$(sort -g -k 2,2 "$tmp/times" | awk '{v[NR] = $2} END {print v[int((NR + 1) / 2)]}')
+	rss=$(sort -g -k 3,3 "$tmp/times" | tail -n 1 | awk '{print $3}')
+	awk -v n="$n" -v b="$body" -v s="$samples" -v w="$wall" -v u="$user" -v r="$rss" 'BEGIN {
+		printf "%9d %10.0f %12d %8.2f %8.2f %14.0f %22.0f\n", n, b / 1e6, s, w, u, r / 1024, (r * 1024 - 8 * s) / 1048576 }'
+done
