@@ -17,6 +17,10 @@ type FlatRow struct {
 	Chunk     Chunk
 	RowGroup  int   // 0-based row group or record batch
 	Row       int64 // 0-based row in the file
+	// SameAsPrevious is set by a reader that knows the row's request_id
+	// and request-level columns to be the previous row's (Parquet, by
+	// their dictionary indexes): they are not compared again.
+	SameAsPrevious bool
 }
 
 // FlatRows yields the rows of a flat file in file order. Next is handed the
@@ -167,14 +171,14 @@ func (fr *flatReader) scanContiguous() *groupedRequest {
 			}
 			continue
 		}
-		if row.Req.RequestID != g.req.RequestID {
+		if !row.SameAsPrevious && row.Req.RequestID != g.req.RequestID {
 			fr.pendingReq = &groupedRequest{}
 			if fr.err = fr.start(fr.pendingReq, row); fr.err != nil {
 				return nil
 			}
 			return g
 		}
-		if fr.err = fr.add(g, row); fr.err != nil {
+		if fr.err = fr.add(g, row, row.SameAsPrevious); fr.err != nil {
 			return nil
 		}
 	}
@@ -203,7 +207,8 @@ func (fr *flatReader) scanGrouped() *groupedRequest {
 				return nil
 			}
 			if g, ok := index[row.Req.RequestID]; ok {
-				if fr.err = fr.add(g, row); fr.err != nil {
+				// The previous row may be another request's first: compare.
+				if fr.err = fr.add(g, row, false); fr.err != nil {
 					return nil
 				}
 				continue
@@ -239,11 +244,13 @@ func (fr *flatReader) start(g *groupedRequest, row *FlatRow) error {
 	g.first = *row
 	g.req = row.Req
 	g.req.Chunks = nil
-	return fr.add(g, row)
+	return fr.add(g, row, true)
 }
 
-func (fr *flatReader) add(g *groupedRequest, row *FlatRow) error {
-	if row != nil && row.Row != g.first.Row {
+// add adds a row to its request, checking its request-level columns
+// against the request's first row unless known equal.
+func (fr *flatReader) add(g *groupedRequest, row *FlatRow, knownEqual bool) error {
+	if !knownEqual {
 		if col, ok := sameRequestColumns(&g.first.Req, &row.Req); !ok {
 			if i, isExtra := extraIndex(col); isExtra && i < len(fr.info.Extra) {
 				col = fr.info.Extra[i].Name
@@ -301,6 +308,9 @@ func sameRequestColumns(a, b *Request) (string, bool) {
 }
 
 func eqPtr[T comparable](a, b *T) bool {
+	if a == b { // the reader shares the first row's values
+		return true
+	}
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}

@@ -229,7 +229,7 @@ func TestCheckPages(t *testing.T) {
 		{"garbage header", []byte{0xff, 0xff, 0xff, 0xff}, "page header at byte 0:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := guard{r: bytes.NewReader(tc.chunk), maxChunkBytes: maxChunk}
+			g := Guard{r: bytes.NewReader(tc.chunk), maxPageBytes: maxChunk}
 			err := g.checkPages(0, int64(len(tc.chunk)), format.Uncompressed)
 			switch {
 			case tc.want == "" && err != nil:
@@ -418,7 +418,7 @@ func TestCheckPageBodies(t *testing.T) {
 	} {
 		codec := tc.codec.CompressionCodec()
 		check := func(chunk []byte) error {
-			g := guard{r: bytes.NewReader(chunk), maxChunkBytes: 256 << 20}
+			g := Guard{r: bytes.NewReader(chunk), maxPageBytes: 256 << 20}
 			return g.checkPages(0, int64(len(chunk)), codec)
 		}
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding"
 )
 
 // columnReader reads one leaf column of a row group a page at a time and
@@ -35,15 +36,26 @@ type columnReader struct {
 	slot       int // next slot
 	value      int // next present value
 
-	// Pages the fast path cannot read (dictionary-encoded, boolean) are
-	// read value by value into these.
+	// A dictionary-encoded page: the dictionary index of each present
+	// value; the value slices above then hold the dictionary's values.
+	indexes []int32
+	dict    parquet.Dictionary // the dictionary whose values are loaded
+	// dictNumber counts the dictionaries loaded, from 1: an int compares
+	// faster than the interface.
+	dictNumber int
+	// The slot of a request's first row (see mark): its definition level
+	// (-1 before the first mark) and, when dictionary-encoded, the number
+	// of its dictionary (0 when not) and its index there; the slots before
+	// runEnd hold the same.
+	markedDef   int
+	markedDict  int
+	markedIndex int32
+	runEnd      int
+
+	// Boolean pages are read value by value into these.
 	generic          []parquet.Value
 	ownReps, ownDefs []byte
-	ownInts          []int64
-	ownFloats        []float64
 	ownBools         []bool
-	ownData          []byte
-	ownOffsets       []uint32
 }
 
 // slot is one position of a column: its levels and, when present, the index
@@ -55,7 +67,8 @@ type slot struct {
 }
 
 func newColumnReader(chunk parquet.ColumnChunk, l *leaf) *columnReader {
-	return &columnReader{column: l.column, kind: l.kind, maxRep: l.maxRep, maxDef: l.maxDef, pages: readAhead(chunk.Pages())}
+	return &columnReader{column: l.column, kind: l.kind, maxRep: l.maxRep, maxDef: l.maxDef, markedDef: -1,
+		pages: readAhead(chunk.Pages())}
 }
 
 func (c *columnReader) close() {
@@ -128,7 +141,17 @@ func (c *columnReader) rowBytes() (n int, whole bool) {
 	return n, false
 }
 
+// valueAt maps the index of a present value of the page to its index in the
+// value slices.
+func (c *columnReader) valueAt(i int) int {
+	if c.indexes != nil {
+		return int(c.indexes[i])
+	}
+	return i
+}
+
 func (c *columnReader) int64At(i int) int64 {
+	i = c.valueAt(i)
 	if c.int32s != nil {
 		return int64(c.int32s[i])
 	}
@@ -136,6 +159,7 @@ func (c *columnReader) int64At(i int) int64 {
 }
 
 func (c *columnReader) float64At(i int) float64 {
+	i = c.valueAt(i)
 	if c.float32s != nil {
 		return float64(c.float32s[i])
 	}
@@ -143,10 +167,87 @@ func (c *columnReader) float64At(i int) float64 {
 }
 
 func (c *columnReader) bytesAt(i int) []byte {
+	i = c.valueAt(i)
 	return c.data[c.offsets[i]:c.offsets[i+1]:c.offsets[i+1]]
 }
 
-func (c *columnReader) boolAt(i int) bool { return c.bools[i] }
+func (c *columnReader) boolAt(i int) bool { return c.bools[c.valueAt(i)] }
+
+// In the flat layout, a request-level column (one slot a row) repeats its
+// value on every row of a request. The reader marks the slot of the
+// request's first row, and then takes the slots of the following rows that
+// hold the same (a null at the same level, or the same dictionary index)
+// without decoding or comparing values. The slots are looked at a run at a
+// time, ahead of the rows: one column's levels and indexes in a row cost
+// less than the same bytes taken a row at a time across all the columns.
+
+// mark remembers slot s, just taken from a request's first row.
+func (c *columnReader) mark(s slot) {
+	c.markedDef, c.markedDict = s.def, 0
+	if s.present && c.indexes != nil {
+		c.markedDict, c.markedIndex = c.dictNumber, c.indexes[s.value]
+	}
+	c.findRun()
+}
+
+// maxRun bounds the slots findRun looks at: a column whose slots are alike
+// for far longer than a request is not read ahead further than needed.
+const maxRun = 512
+
+// findRun sets runEnd past the next slots of the page that hold what the
+// marked slot held.
+func (c *columnReader) findRun() {
+	i, end := c.slot, min(c.slots, c.slot+maxRun)
+	switch {
+	case c.markedDef != c.maxDef: // a null
+		for i < end && int(c.defs[i]) == c.markedDef {
+			i++
+		}
+	case c.indexes != nil && c.markedDict == c.dictNumber:
+		for v := c.value; i < end && (c.defs == nil || c.defs[i] == byte(c.maxDef)) && c.indexes[v] == c.markedIndex; v++ {
+			i++
+		}
+	}
+	c.runEnd = i
+}
+
+// takeMarked takes the next slot if it holds what the marked slot held, as
+// far as the run found tells, and reports whether it did. False says
+// nothing: take the slot and compare.
+func (c *columnReader) takeMarked() bool {
+	if c.slot >= c.runEnd {
+		return false
+	}
+	c.slot++
+	if c.markedDef == c.maxDef {
+		c.value++
+	}
+	return true
+}
+
+// skipMarked takes n slots that hold what the marked slot held (the run
+// found tells so).
+func (c *columnReader) skipMarked(n int) {
+	c.slot += n
+	if c.markedDef == c.maxDef {
+		c.value += n
+	}
+}
+
+// sameAsMarked reports whether slot s, just taken, holds what the marked
+// slot held, and if so looks for the run that follows it. False says
+// nothing (another dictionary, a plain page, a dictionary holding a value
+// twice): compare the values.
+func (c *columnReader) sameAsMarked(s slot) bool {
+	if s.def != c.markedDef {
+		return false
+	}
+	if s.present && (c.indexes == nil || c.markedDict != c.dictNumber || c.indexes[s.value] != c.markedIndex) {
+		return false
+	}
+	c.findRun()
+	return true
+}
 
 // readPage makes the next page of the column current.
 func (c *columnReader) readPage() error {
@@ -154,8 +255,7 @@ func (c *columnReader) readPage() error {
 		parquet.Release(c.page)
 		c.page = nil
 	}
-	c.reps, c.defs, c.slots, c.slot, c.value = nil, nil, 0, 0, 0
-	c.ints, c.int32s, c.floats, c.float32s, c.bools, c.data, c.offsets = nil, nil, nil, nil, nil, nil, nil
+	c.reps, c.defs, c.slots, c.slot, c.value, c.indexes, c.runEnd = nil, nil, 0, 0, 0, nil, 0
 	page, err := c.pages.read()
 	if errors.Is(err, io.EOF) {
 		c.ended = true
@@ -165,8 +265,9 @@ func (c *columnReader) readPage() error {
 		return err
 	}
 	c.page = page
-	if page.Dictionary() != nil || c.kind == parquet.Boolean {
-		return c.readGeneric(page)
+	if c.kind == parquet.Boolean {
+		c.dict = nil
+		return c.readBooleans(page)
 	}
 	if c.maxRep > 0 {
 		c.reps = page.RepetitionLevels()
@@ -174,8 +275,46 @@ func (c *columnReader) readPage() error {
 	if c.maxDef > 0 {
 		c.defs = page.DefinitionLevels()
 	}
-	values := page.Data()
-	nValues := 0
+	dict := page.Dictionary()
+	if dict == nil {
+		c.dict = nil
+		values := page.Data()
+		nValues, err := c.setValues(&values)
+		if err != nil {
+			return err
+		}
+		return c.setSlots(nValues)
+	}
+	// The pages of a column chunk share one dictionary: its values are
+	// loaded once, and the pages hold indexes into them.
+	if dict != c.dict {
+		c.dict = nil
+		values := dict.Page().Data()
+		n, err := c.setValues(&values)
+		if err != nil {
+			return fmt.Errorf("dictionary: %w", err)
+		}
+		if n != dict.Len() {
+			return fmt.Errorf("dictionary of %d values holds %d", dict.Len(), n)
+		}
+		c.dict = dict
+		c.dictNumber++
+	}
+	indexes := page.Data()
+	c.indexes = indexes.Int32()
+	n := dict.Len()
+	for i, x := range c.indexes {
+		if x < 0 || int(x) >= n {
+			return fmt.Errorf("value %d of the page is dictionary index %d: want one below the dictionary's %d values", i, x, n)
+		}
+	}
+	return c.setSlots(len(c.indexes))
+}
+
+// setValues makes values the page's or the dictionary's value slices and
+// returns how many there are.
+func (c *columnReader) setValues(values *encoding.Values) (nValues int, err error) {
+	c.ints, c.int32s, c.floats, c.float32s, c.bools, c.data, c.offsets = nil, nil, nil, nil, nil, nil, nil
 	switch c.kind {
 	case parquet.Int64:
 		c.ints = values.Int64()
@@ -196,13 +335,13 @@ func (c *columnReader) readPage() error {
 		}
 		for i := 1; i < len(c.offsets); i++ {
 			if c.offsets[i] < c.offsets[i-1] || int(c.offsets[i]) > len(c.data) {
-				return fmt.Errorf("value %d of the page lies outside its data", i-1)
+				return 0, fmt.Errorf("value %d of the page lies outside its data", i-1)
 			}
 		}
 	default:
-		return fmt.Errorf("values of type %s", c.kind)
+		return 0, fmt.Errorf("values of type %s", c.kind)
 	}
-	return c.setSlots(nValues)
+	return nValues, nil
 }
 
 // setSlots works out the page's slot count from its levels and checks that
@@ -237,44 +376,21 @@ func (c *columnReader) setSlots(nValues int) error {
 	return nil
 }
 
-// readGeneric reads a page the fast path cannot, value by value, into the
-// reader's own buffers.
-func (c *columnReader) readGeneric(page parquet.Page) error {
+// readBooleans reads a page of a boolean column value by value (the page
+// holds them a bit each, or in a dictionary) into the reader's own buffers.
+func (c *columnReader) readBooleans(page parquet.Page) error {
 	if c.generic == nil {
 		c.generic = make([]parquet.Value, 1024)
 	}
-	c.ownReps, c.ownDefs = c.ownReps[:0], c.ownDefs[:0]
-	c.ownInts, c.ownFloats, c.ownBools = c.ownInts[:0], c.ownFloats[:0], c.ownBools[:0]
-	c.ownData, c.ownOffsets = c.ownData[:0], append(c.ownOffsets[:0], 0)
-	nValues := 0
+	c.ownReps, c.ownDefs, c.ownBools = c.ownReps[:0], c.ownDefs[:0], c.ownBools[:0]
 	values := page.Values()
 	for {
 		n, err := values.ReadValues(c.generic)
 		for _, v := range c.generic[:n] {
 			c.ownReps = append(c.ownReps, byte(v.RepetitionLevel()))
 			c.ownDefs = append(c.ownDefs, byte(v.DefinitionLevel()))
-			if v.DefinitionLevel() != c.maxDef || v.IsNull() {
-				continue
-			}
-			nValues++
-			switch c.kind {
-			case parquet.Int64, parquet.Int32:
-				if v.Kind() == parquet.Int32 {
-					c.ownInts = append(c.ownInts, int64(v.Int32()))
-				} else {
-					c.ownInts = append(c.ownInts, v.Int64())
-				}
-			case parquet.Double, parquet.Float:
-				if v.Kind() == parquet.Float {
-					c.ownFloats = append(c.ownFloats, float64(v.Float()))
-				} else {
-					c.ownFloats = append(c.ownFloats, v.Double())
-				}
-			case parquet.Boolean:
+			if v.DefinitionLevel() == c.maxDef && !v.IsNull() {
 				c.ownBools = append(c.ownBools, v.Boolean())
-			case parquet.ByteArray:
-				c.ownData = append(c.ownData, v.ByteArray()...)
-				c.ownOffsets = append(c.ownOffsets, uint32(len(c.ownData)))
 			}
 		}
 		if errors.Is(err, io.EOF) || (err == nil && n == 0) {
@@ -290,17 +406,8 @@ func (c *columnReader) readGeneric(page parquet.Page) error {
 	if c.maxDef > 0 {
 		c.defs = c.ownDefs
 	}
-	switch c.kind {
-	case parquet.Int64, parquet.Int32:
-		c.ints = c.ownInts
-	case parquet.Double, parquet.Float:
-		c.floats = c.ownFloats
-	case parquet.Boolean:
-		c.bools = c.ownBools
-	case parquet.ByteArray:
-		c.data, c.offsets = c.ownData, c.ownOffsets
-	}
-	return c.setSlots(nValues)
+	c.bools = c.ownBools
+	return c.setSlots(len(c.bools))
 }
 
 // pagesAhead reads the pages of a column chunk in a goroutine of its own, up

@@ -75,19 +75,22 @@ func TestPageVariants(t *testing.T) {
 }
 
 // TestFlatSharedValues checks that the rows after a request's first, whose
-// request-level values the reader shares with the first row's where equal,
-// still fail the check that those values are constant within a request.
+// request-level values the reader shares with the first row's where equal
+// (by dictionary index when dictionary-encoded), still fail the check that
+// those values are constant within a request.
 func TestFlatSharedValues(t *testing.T) {
 	v1 := map[string]string{trace.KeySchemaVersion: "1"}
 	optI64 := parquet.Optional(parquet.Leaf(parquet.Int64Type))
-	flat := func(ids []any, column string, node parquet.Node, values []any) []byte {
+	flat := func(ids []any, column string, node parquet.Node, values []any, encode func(parquet.Node) parquet.Node, groupRows ...int) []byte {
 		t0, tns, data := make([]any, len(ids)), make([]any, len(ids)), make([]any, len(ids))
 		for i := range ids {
 			t0[i], tns[i], data[i] = int64(1), int64(2+i), []byte("x")
 		}
-		return writeRaw(t, []rawColumn{{"request_id", parquet.String(), ids}, {"t0_ns", parquet.Leaf(parquet.Int64Type), t0},
-			{"t_ns", optI64, tns}, {"data", parquet.Optional(parquet.Leaf(parquet.ByteArrayType)), data}, {column, node, values}}, v1)
+		return writeRaw(t, []rawColumn{{"request_id", encode(parquet.String()), ids}, {"t0_ns", encode(parquet.Leaf(parquet.Int64Type)), t0},
+			{"t_ns", optI64, tns}, {"data", parquet.Optional(parquet.Leaf(parquet.ByteArrayType)), data}, {column, encode(node), values}}, v1, groupRows...)
 	}
+	plain := func(n parquet.Node) parquet.Node { return n }
+	dictionary := func(n parquet.Node) parquet.Node { return parquet.Encoded(n, &parquet.RLEDictionary) }
 	optString := parquet.Optional(parquet.String())
 	optDouble := parquet.Optional(parquet.Leaf(parquet.DoubleType))
 	for _, tc := range []struct {
@@ -107,18 +110,70 @@ func TestFlatSharedValues(t *testing.T) {
 		{"end_ns null then set", "end_ns", optI64, []any{nil, int64(9), int64(9), int64(9), int64(9)}, `row 1, request "a", column end_ns: differs`},
 		{"error differs", "error", optString, []any{"e", "e", "f", "g", "g"}, `row 2, request "a", column error: differs`},
 		{"http_status differs", "http_status", parquet.Optional(parquet.Leaf(parquet.Int32Type)), []any{int32(200), int32(200), int32(200), int32(200), int32(500)}, `row 4, request "b", column http_status: differs from the request's first row (row 3)`},
+		{"http_status null then set", "http_status", parquet.Optional(parquet.Leaf(parquet.Int32Type)), []any{nil, nil, int32(200), int32(200), int32(200)}, `row 2, request "a", column http_status: differs`},
+		{"http_status set then null", "http_status", parquet.Optional(parquet.Leaf(parquet.Int32Type)), []any{int32(200), int32(200), int32(200), int32(200), nil}, `row 4, request "b", column http_status: differs`},
+		{"error set then null", "error", optString, []any{"e", nil, "e", "f", "f"}, `row 1, request "a", column error: differs`},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			data := flat([]any{"a", "a", "a", "b", "b"}, tc.column, tc.node, tc.values)
-			_, reqs, err := readAll(t, "shared.parquet", data)
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("error %v, want none", err)
-			case tc.want == "" && (len(reqs) != 2 || len(reqs[0].Chunks) != 3 || len(reqs[1].Chunks) != 2):
-				t.Fatalf("read %+v: want requests of 3 and 2 chunks", reqs)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Fatalf("error %v, want it to contain %q", err, tc.want)
+		for _, enc := range []struct {
+			name   string
+			encode func(parquet.Node) parquet.Node
+		}{{"plain", plain}, {"dictionary", dictionary}} {
+			// Row groups of 2 rows split request "a": its third row is
+			// compared with its first across a new dictionary.
+			for _, groupRows := range [][]int{nil, {2}} {
+				t.Run(fmt.Sprintf("%s/%s/groups of %v rows", tc.name, enc.name, groupRows), func(t *testing.T) {
+					data := flat([]any{"a", "a", "a", "b", "b"}, tc.column, tc.node, tc.values, enc.encode, groupRows...)
+					_, reqs, err := readAll(t, "shared.parquet", data)
+					switch {
+					case tc.want == "" && err != nil:
+						t.Fatalf("error %v, want none", err)
+					case tc.want == "" && (len(reqs) != 2 || len(reqs[0].Chunks) != 3 || len(reqs[1].Chunks) != 2):
+						t.Fatalf("read %+v: want requests of 3 and 2 chunks", reqs)
+					case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+						t.Fatalf("error %v, want it to contain %q", err, tc.want)
+					}
+				})
 			}
-		})
+		}
+	}
+	// Rows grouped in memory are compared with their request's first row,
+	// which is not the previous row.
+	notContiguous := []any{"a", "a", "b", "a", "a"}
+	for _, enc := range []func(parquet.Node) parquet.Node{plain, dictionary} {
+		data := flat(notContiguous, "model", optString, []any{"m", "m", "n", "m", "m"}, enc)
+		if _, reqs, err := readAll(t, "shared.parquet", data); err != nil || len(reqs) != 2 || len(reqs[0].Chunks) != 4 {
+			t.Errorf("not contiguous, alike: read %+v, %v: want requests of 4 and 1 chunks", reqs, err)
+		}
+		data = flat(notContiguous, "model", optString, []any{"m", "m", "n", "o", "o"}, enc)
+		want := `row 3, request "a", column model: differs from the request's first row (row 0)`
+		if _, _, err := readAll(t, "shared.parquet", data); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("not contiguous, differs: error %v, want it to contain %q", err, want)
+		}
+	}
+}
+
+// TestFlatWriterDictionary checks that the flat writer dictionary-encodes
+// the request-level columns and only those, and that the nested writer's
+// columns are as before.
+func TestFlatWriterDictionary(t *testing.T) {
+	for _, layout := range []trace.Layout{trace.Flat, trace.Nested} {
+		data := writeTrace(t, sampleRequests(), trace.WriteOptions{Extra: allExtras, Layout: layout})
+		pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range pf.Metadata().RowGroups[0].Columns {
+			md := &c.MetaData
+			name := strings.Join(md.PathInSchema, ".")
+			chunkColumn := name == "t_ns" || name == "data" || strings.HasPrefix(name, "chunks.")
+			var boolean bool
+			for _, x := range allExtras {
+				boolean = boolean || (x.Name == name && x.Kind == trace.ExtraBool)
+			}
+			wantDictionary := layout == trace.Flat && !chunkColumn && !boolean
+			if got := md.DictionaryPageOffset > 0; got != wantDictionary {
+				t.Errorf("%s: column %s has a dictionary: %v, want %v", layout, name, got, wantDictionary)
+			}
+		}
 	}
 }

@@ -9,7 +9,8 @@
 // column plus the requests being produced. Before the parquet library
 // allocates for anything the file claims (the footer, a column chunk, a
 // page), the guards in guard.go check the claim against the bytes really
-// there. The reader accepts the list encodings and types other writers use
+// there; the replay tables' reader (trace/tables) uses them too, through
+// Guard. The reader accepts the list encodings and types other writers use
 // (DuckDB, Arrow, Spark); every request goes through a trace.Checker. Flat
 // files are first scanned by their request_id column alone to learn whether
 // each request's rows are contiguous; the grouping itself is trace's
@@ -18,6 +19,8 @@
 // Writing produces the canonical types: String BYTE_ARRAY for utf8, 3-level
 // LISTs named list/element, zstd compression, row groups of at most
 // WriteOptions.RowGroupRequests requests or MaxRowGroupBodyBytes body bytes.
+// In the flat layout the request-level columns are dictionary-encoded, and
+// the reader compares their dictionary indexes instead of their values.
 package parquetfile
 
 import "github.com/sseaudit/sseaudit/trace"

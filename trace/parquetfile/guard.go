@@ -28,8 +28,8 @@ const (
 	// minFileSize is the magic, a footer length and the magic again.
 	minFileSize = 4 + 4 + 4
 	// maxCompressionRatio bounds a page's claimed uncompressed size relative
-	// to its compressed size, beyond one chunk of the largest size allowed
-	// (Limits.MaxChunkBytes), which may compress without bound (a body of
+	// to its compressed size, beyond the largest value allowed (for traces
+	// Limits.MaxChunkBytes), which may compress without bound (a body of
 	// one repeated byte) and is a cost the limit already accepts.
 	maxCompressionRatio = 4096
 	compressionSlack    = 1 << 20
@@ -37,6 +37,34 @@ const (
 	// page may claim at most 8 values a byte of uncompressed data.
 	minValuesCap = 1 << 24
 )
+
+// Guard checks the sizes a Parquet file claims before the parquet library
+// allocates for them: NewGuard checks the footer, CheckRowGroup the column
+// chunks and page headers of a row group. It is not safe for concurrent use.
+type Guard struct {
+	r       io.ReaderAt
+	dataEnd int64 // where the footer starts
+	// maxPageBytes is the uncompressed size a page may always claim,
+	// however small its compressed size.
+	maxPageBytes int64
+	// limitName names what sets maxPageBytes, for the error messages.
+	limitName     string
+	zstd          *zstd.Decoder
+	body, scratch []byte
+}
+
+// NewGuard checks the magic bytes and the footer of the Parquet file r of
+// size bytes. A page may claim maxCompressionRatio times its compressed
+// size, or maxPageBytes however small it is: the largest value the file may
+// hold (a value of one repeated byte compresses without bound). limitName
+// names what sets maxPageBytes (a flag, say) in the errors.
+func NewGuard(r io.ReaderAt, size, maxPageBytes int64, limitName string) (*Guard, error) {
+	footerLen, err := checkFooter(r, size)
+	if err != nil {
+		return nil, err
+	}
+	return &Guard{r: r, dataEnd: size - 8 - footerLen, maxPageBytes: maxPageBytes, limitName: limitName}, nil
+}
 
 // checkFooter checks the magic bytes and the footer length, and walks the
 // footer's thrift encoding checking every length against the bytes left. It
@@ -80,10 +108,11 @@ func checkFooter(r io.ReaderAt, size int64) (int64, error) {
 	return footerLen, nil
 }
 
-// checkRowGroup checks that every column chunk of rg lies inside the file's
+// CheckRowGroup checks that every column chunk of rg lies inside the file's
 // data area and that every page header in it claims sizes and value counts
 // that the chunk can hold, before the library allocates for them.
-func (g *guard) checkRowGroup(dataEnd int64, rg *format.RowGroup) error {
+func (g *Guard) CheckRowGroup(rg *format.RowGroup) error {
+	dataEnd := g.dataEnd
 	// The buffers are as large as the largest page: do not keep them while
 	// the library reads the row group.
 	defer func() { g.body, g.scratch = nil, nil }()
@@ -119,14 +148,6 @@ func columnPathOf(md *format.ColumnMetaData) string {
 	return s
 }
 
-// guard checks the column chunks of one file before the library reads them.
-type guard struct {
-	r             io.ReaderAt
-	maxChunkBytes int64
-	zstd          *zstd.Decoder
-	body, scratch []byte
-}
-
 // checkPages walks the pages of the column chunk at [start, end): each
 // header's claims must fit the chunk, and each compressed body must
 // decompress to at most the size its header claims. The parquet library's
@@ -135,8 +156,8 @@ type guard struct {
 // and brotli grow their output to whatever the data holds. The check costs a
 // second decompression of every compressed page but those of zstd frames
 // that declare sizes within the claim.
-func (g *guard) checkPages(start, end int64, codec format.CompressionCodec) error {
-	r, maxChunkBytes := g.r, g.maxChunkBytes
+func (g *Guard) checkPages(start, end int64, codec format.CompressionCodec) error {
+	r := g.r
 	var proto thrift.CompactProtocol
 	window := make([]byte, 0, 4096)
 	for pos := start; pos < end; {
@@ -171,9 +192,9 @@ func (g *guard) checkPages(start, end int64, codec format.CompressionCodec) erro
 		if h.CompressedPageSize < 0 || int64(h.CompressedPageSize) > body {
 			return fmt.Errorf("page at byte %d claims %d compressed bytes: want at most the %d bytes left in the column chunk", pos, h.CompressedPageSize, body)
 		}
-		maxUncompressed := max(int64(h.CompressedPageSize)*maxCompressionRatio, maxChunkBytes) + compressionSlack
+		maxUncompressed := max(int64(h.CompressedPageSize)*maxCompressionRatio, g.maxPageBytes) + compressionSlack
 		if h.UncompressedPageSize < 0 || int64(h.UncompressedPageSize) > maxUncompressed {
-			return fmt.Errorf("page at byte %d claims %d uncompressed bytes from %d compressed: want at most %d (limit: %d × the compressed size or --max-chunk-bytes, plus 1 MiB)", pos, h.UncompressedPageSize, h.CompressedPageSize, maxUncompressed, maxCompressionRatio)
+			return fmt.Errorf("page at byte %d claims %d uncompressed bytes from %d compressed: want at most %d (limit: %d × the compressed size or %s, plus 1 MiB)", pos, h.UncompressedPageSize, h.CompressedPageSize, maxUncompressed, maxCompressionRatio, g.limitName)
 		}
 		valuesCap := max(int64(minValuesCap), 8*int64(h.UncompressedPageSize))
 		var numValues int64
@@ -206,7 +227,7 @@ func (g *guard) checkPages(start, end int64, codec format.CompressionCodec) erro
 
 // checkBody decompresses the body of the page with header h, at off, into
 // at most the uncompressed size the header claims.
-func (g *guard) checkBody(off int64, h *format.PageHeader, codec format.CompressionCodec) error {
+func (g *Guard) checkBody(off int64, h *format.PageHeader, codec format.CompressionCodec) error {
 	if codec == format.Uncompressed {
 		return nil
 	}
@@ -360,7 +381,7 @@ func zstdContentSize(b []byte) (total uint64, ok bool) {
 
 // scratchOf returns a buffer of exactly size bytes (its capacity bounds
 // zstd's output).
-func (g *guard) scratchOf(size int64) []byte {
+func (g *Guard) scratchOf(size int64) []byte {
 	if int64(cap(g.scratch)) < size {
 		g.scratch = make([]byte, size)
 	}

@@ -19,17 +19,16 @@ const readBufferSize = 64 << 10
 type file struct {
 	name    string
 	pf      *parquet.File
-	dataEnd int64 // where the footer starts
 	schema  *fileSchema
 	checked []bool // row groups whose sizes were checked
-	guard   guard
+	guard   *Guard
 }
 
 // open reads and checks the footer and the schema. Every error is a
 // *trace.Error.
 func open(name string, r io.ReaderAt, size int64, limits trace.Limits) (f *file, info trace.Info, err error) {
 	defer recoverCorrupt(name, &err)
-	footerLen, err := checkFooter(r, size)
+	guard, err := NewGuard(r, size, limits.MaxChunkBytes, "--max-chunk-bytes")
 	if err != nil {
 		return nil, info, trace.FileError(name, nil, "%s", err)
 	}
@@ -48,8 +47,7 @@ func open(name string, r io.ReaderAt, size int64, limits trace.Limits) (f *file,
 	if err != nil {
 		return nil, info, err
 	}
-	f = &file{name: name, pf: pf, dataEnd: size - 8 - footerLen, schema: schema,
-		checked: make([]bool, len(pf.RowGroups())), guard: guard{r: r, maxChunkBytes: limits.MaxChunkBytes}}
+	f = &file{name: name, pf: pf, schema: schema, checked: make([]bool, len(pf.RowGroups())), guard: guard}
 	info = trace.Info{Path: name, Format: "parquet", Layout: schema.layout, Meta: meta, Extra: schema.extra, Notes: notes}
 	return f, info, nil
 }
@@ -65,7 +63,7 @@ func recoverCorrupt(name string, err *error) {
 // rowGroup returns row group i after checking the sizes it claims.
 func (f *file) rowGroup(i int) (parquet.RowGroup, error) {
 	if !f.checked[i] {
-		if err := f.guard.checkRowGroup(f.dataEnd, &f.pf.Metadata().RowGroups[i]); err != nil {
+		if err := f.guard.CheckRowGroup(&f.pf.Metadata().RowGroups[i]); err != nil {
 			e := trace.FileError(f.name, nil, "corrupt parquet file: %s", err)
 			e.RowGroup = i
 			return nil, e
@@ -84,12 +82,33 @@ type rowCursor struct {
 	ops     []columnOp      // the columns read, in leaf order
 	rgRows  int64           // rows read from the current row group
 	next    int64           // file row of the next row
+
+	// Flat layout: for the next held rows every holdable column holds the
+	// value of its marked slot (see columnReader.mark), so the current row
+	// (when holding) is read from the other columns, unheld, alone; the
+	// holdable columns skip the heldRows rows at once when the hold ends.
+	unheld    []columnOp
+	held      int
+	heldRows  int
+	holding   bool
+	holdables int
 }
 
 // columnOp is a column the reader reads and what it holds.
 type columnOp struct {
-	leaf *leaf
-	col  *columnReader
+	leaf     *leaf
+	col      *columnReader
+	holdable bool // one slot a row, the same on every row of a request
+}
+
+// holdable reports whether a column of the role holds one value (or a
+// null) a row, the same on every row of a request.
+func (r role) holdable() bool {
+	switch r {
+	case roleRequestID, roleT0, roleEnd, roleStatus, roleError, roleInputTokens, roleOutputTokens, roleExtra:
+		return true
+	}
+	return false
 }
 
 func newRowCursor(f *file) *rowCursor { return &rowCursor{f: f, rg: -1} }
@@ -106,11 +125,20 @@ func (c *rowCursor) nextRow() (int, int64, error) {
 				return 0, 0, err
 			}
 		}
+		c.holding = c.held > 0
+		if c.holding {
+			c.held--
+		} else {
+			c.release()
+		}
 		more, err := c.rowLeft()
 		if err != nil {
 			return 0, 0, err
 		}
 		if more {
+			if c.holding {
+				c.heldRows++
+			}
 			c.rgRows++
 			pos := c.next
 			c.next++
@@ -134,14 +162,50 @@ func (c *rowCursor) openRowGroup(i int) error {
 		return c.groupErr("", nil, "corrupt parquet file: row group has %d column chunks for %d columns", len(chunks), len(c.f.schema.leaves))
 	}
 	c.columns = make([]*columnReader, len(chunks))
-	c.ops = c.ops[:0]
+	c.ops, c.unheld, c.holdables = c.ops[:0], c.unheld[:0], 0
+	c.held, c.heldRows, c.holding = 0, 0, false
 	for j := range chunks {
 		if l := &c.f.schema.leaves[j]; l.role != roleNone {
 			c.columns[j] = newColumnReader(chunks[j], l)
-			c.ops = append(c.ops, columnOp{leaf: l, col: c.columns[j]})
+			op := columnOp{leaf: l, col: c.columns[j], holdable: l.role.holdable()}
+			c.ops = append(c.ops, op)
+			if op.holdable {
+				c.holdables++
+			} else {
+				c.unheld = append(c.unheld, op)
+			}
 		}
 	}
 	return nil
+}
+
+// hold starts holding the holdable columns for as many rows after the
+// current one as all of them are known to hold their marked values.
+func (c *rowCursor) hold() {
+	if c.holding || c.holdables == 0 {
+		return // a hold goes on, or there is nothing to hold
+	}
+	rows := math.MaxInt
+	for _, op := range c.ops {
+		if op.holdable {
+			rows = min(rows, op.col.runEnd-op.col.slot)
+		}
+	}
+	c.held = max(rows, 0)
+}
+
+// release makes the holdable columns skip the rows read while they were
+// held.
+func (c *rowCursor) release() {
+	if c.heldRows == 0 {
+		return
+	}
+	for _, op := range c.ops {
+		if op.holdable {
+			op.col.skipMarked(c.heldRows)
+		}
+	}
+	c.heldRows = 0
 }
 
 // rowLeft reports whether the current row group has another row: every
@@ -149,7 +213,11 @@ func (c *rowCursor) openRowGroup(i int) error {
 func (c *rowCursor) rowLeft() (bool, error) {
 	ended := 0
 	var firstEnded *columnReader
-	for _, op := range c.ops {
+	ops := c.ops
+	if c.holding { // the held columns have the row in their current page
+		ops = c.unheld
+	}
+	for _, op := range ops {
 		col := op.col
 		if col.slot >= col.slots { // else the row is in the current page
 			more, err := col.more()
@@ -220,7 +288,9 @@ type decoder struct {
 	// Flat layout: a row whose request_id is the previous row's belongs to
 	// the same request, so its request-level columns (checked against the
 	// request's first row, then dropped) share the first row's values where
-	// equal instead of allocating their own.
+	// equal instead of allocating their own. A column whose slot holds the
+	// first row's dictionary index (or the same null) is not even decoded
+	// (columnReader.mark).
 	same         bool
 	first        trace.Request // request-level columns of the current request's first row
 	haveFirst    bool
@@ -251,30 +321,59 @@ func (d *decoder) read(req *trace.Request, fr *trace.FlatRow) (rg int, pos int64
 func (d *decoder) decode(req *trace.Request, fr *trace.FlatRow) error {
 	s, cols := d.s, d.cur.columns
 	d.times, d.ends = d.times[:0], d.ends[:0]
+	idColumn := cols[s.idColumn]
+	flat := s.layout == trace.Flat
+	ops := d.cur.ops
+	if d.cur.holding { // the row continues its request in every holdable column
+		ops = d.cur.unheld
+	}
+	d.same = d.cur.holding || (flat && d.haveFirst && idColumn.takeMarked())
+	var idBytes []byte
+	if !d.same {
+		id := idColumn.take()
+		if !id.present {
+			req.RequestID = "" // not the previous row's, in the error
+			return cellErr(s.leaves[s.idColumn].column, "null request_id: want a non-empty id")
+		}
+		d.same = d.haveFirst && idColumn.sameAsMarked(id)
+		if !d.same {
+			idBytes = idColumn.bytesAt(id.value)
+			d.same = d.haveFirst && string(idBytes) == d.first.RequestID
+		}
+		if flat && !d.same {
+			idColumn.mark(id)
+		}
+	}
 	// Every field is set, not the whole struct cleared first: the flat
-	// layout reuses one row, and clearing it was a cost of its own.
-	req.RequestID, req.T0Ns, req.Chunks, req.TimePointsS = "", 0, nil, nil
-	req.EndNs, req.HTTPStatus, req.Error, req.InputTokens, req.OutputTokens, req.Extra = nil, nil, nil, nil, nil, nil
-	if fr != nil {
-		fr.ChunkNull, fr.Chunk = false, trace.Chunk{}
-	}
-	id := cols[s.idColumn].take()
-	if !id.present {
-		return cellErr(s.leaves[s.idColumn].column, "null request_id: want a non-empty id")
-	}
-	idBytes := cols[s.idColumn].bytesAt(id.value)
-	d.same = d.haveFirst && string(idBytes) == d.first.RequestID
+	// layout reuses one row, and clearing it was a cost of its own. A row
+	// continuing its request starts from the first row's values, which the
+	// columns holding them by dictionary index then leave alone. The row
+	// mostly holds them already (the previous row was of the same
+	// request): they are written only when not, as writing a pointer costs
+	// a write barrier while the GC runs.
 	if d.same {
-		req.RequestID = d.first.RequestID
+		set(&req.RequestID, d.first.RequestID)
+		set(&req.T0Ns, d.first.T0Ns)
+		set(&req.EndNs, d.first.EndNs)
+		set(&req.HTTPStatus, d.first.HTTPStatus)
+		set(&req.Error, d.first.Error)
+		set(&req.InputTokens, d.first.InputTokens)
+		set(&req.OutputTokens, d.first.OutputTokens)
 	} else {
-		req.RequestID = string(idBytes)
+		req.RequestID, req.T0Ns, req.EndNs, req.HTTPStatus = string(idBytes), 0, nil, nil
+		req.Error, req.InputTokens, req.OutputTokens = nil, nil, nil
+	}
+	if req.Chunks != nil || req.TimePointsS != nil { // set below for the rows that have them
+		req.Chunks, req.TimePointsS = nil, nil
 	}
 	// A row continuing its request shares the first row's extra values
 	// until one differs; only then does it get values of its own.
 	sharingExtra := d.same && len(s.extra) > 0
 	switch {
 	case sharingExtra:
-		req.Extra = d.first.Extra
+		if len(req.Extra) != len(d.first.Extra) || &req.Extra[0] != &d.first.Extra[0] {
+			req.Extra = d.first.Extra
+		}
 	case len(s.extra) > 0:
 		req.Extra = make([]trace.Value, len(s.extra))
 		if d.extraScratch == nil && s.layout == trace.Flat {
@@ -287,23 +386,40 @@ func (d *decoder) decode(req *trace.Request, fr *trace.FlatRow) error {
 	flatT, flatData := false, false
 	var flatTNs int64
 	var flatBytes []byte
-	for _, op := range d.cur.ops {
+	for _, op := range ops {
 		l, c := op.leaf, op.col
+		// A request-level column with one value a row: its slot is taken
+		// here, and a continuing row's value known to be the first row's
+		// (see mark) is already in req.
+		var st slot
+		if op.holdable && l.role != roleRequestID {
+			if d.same && c.takeMarked() {
+				continue
+			}
+			st = c.take()
+			switch {
+			case !flat:
+			case !d.same:
+				c.mark(st)
+			case c.sameAsMarked(st):
+				continue
+			}
+		}
 		switch l.role {
 		case roleT0:
-			st := c.take()
 			if !st.present {
 				return cellErr(l.column, "null t0_ns: want the send time in ns")
 			}
 			req.T0Ns = c.int64At(st.value)
 		case roleEnd:
-			req.EndNs = d.int64Ptr(c, d.first.EndNs)
+			req.EndNs = d.int64Ptr(c, st, d.first.EndNs)
 		case roleInputTokens:
-			req.InputTokens = d.int64Ptr(c, d.first.InputTokens)
+			req.InputTokens = d.int64Ptr(c, st, d.first.InputTokens)
 		case roleOutputTokens:
-			req.OutputTokens = d.int64Ptr(c, d.first.OutputTokens)
+			req.OutputTokens = d.int64Ptr(c, st, d.first.OutputTokens)
 		case roleStatus:
-			if st := c.take(); st.present {
+			req.HTTPStatus = nil
+			if st.present {
 				x := c.int64At(st.value)
 				if x < math.MinInt32 || x > math.MaxInt32 {
 					return cellErr(l.column, "http_status %d is out of the int32 range", x)
@@ -311,12 +427,13 @@ func (d *decoder) decode(req *trace.Request, fr *trace.FlatRow) error {
 				if d.same && d.first.HTTPStatus != nil && int64(*d.first.HTTPStatus) == x {
 					req.HTTPStatus = d.first.HTTPStatus
 				} else {
-					st := int32(x)
-					req.HTTPStatus = &st
+					status := int32(x)
+					req.HTTPStatus = &status
 				}
 			}
 		case roleError:
-			if st := c.take(); st.present {
+			req.Error = nil
+			if st.present {
 				b := c.bytesAt(st.value)
 				if d.same && d.first.Error != nil && *d.first.Error == string(b) {
 					req.Error = d.first.Error
@@ -382,7 +499,7 @@ func (d *decoder) decode(req *trace.Request, fr *trace.FlatRow) error {
 				flatBytes = d.copyChunk(c.bytesAt(st.value))
 			}
 		case roleExtra:
-			st, kind := c.take(), s.extra[l.extra].Kind
+			kind := s.extra[l.extra].Kind
 			if sharingExtra {
 				if d.sameExtra(c, st, kind, l.extra) {
 					break
@@ -397,21 +514,25 @@ func (d *decoder) decode(req *trace.Request, fr *trace.FlatRow) error {
 	if d.same && sameFloats(tps, d.first.TimePointsS) {
 		tps = d.first.TimePointsS
 	}
-	req.TimePointsS = tps
+	if tps != nil {
+		req.TimePointsS = tps
+	}
 	if s.layout == trace.Flat {
 		if !d.same {
 			d.first, d.haveFirst = *req, true
 		}
+		fr.SameAsPrevious = d.cur.holding
 		switch {
 		case flatT && flatData:
-			fr.Chunk = trace.Chunk{TNs: flatTNs, Data: flatBytes}
+			fr.ChunkNull, fr.Chunk = false, trace.Chunk{TNs: flatTNs, Data: flatBytes}
 		case !flatT && !flatData:
-			fr.ChunkNull = true
+			fr.ChunkNull, fr.Chunk = true, trace.Chunk{}
 		case !flatT:
 			return cellErr("t_ns", "t_ns is null but data is not: want both null (a request without chunks) or both set")
 		default:
 			return cellErr("data", "data is null but t_ns is not: want both null (a request without chunks) or both set")
 		}
+		d.cur.hold()
 		return nil
 	}
 	if len(d.times) != len(d.ends) {
@@ -437,6 +558,13 @@ func (d *decoder) decode(req *trace.Request, fr *trace.FlatRow) error {
 	return nil
 }
 
+// set assigns v to *p unless *p is v already.
+func set[T comparable](p *T, v T) {
+	if *p != v {
+		*p = v
+	}
+}
+
 // sameFloats reports whether two lists are both null or hold the same bits.
 func sameFloats(a, b []float64) bool {
 	if (a == nil) != (b == nil) || len(a) != len(b) {
@@ -450,10 +578,10 @@ func sameFloats(a, b []float64) bool {
 	return true
 }
 
-// int64Ptr takes the slot of an optional INT64 column; first is the value
-// of the request's first row, shared when this row continues the request.
-func (d *decoder) int64Ptr(c *columnReader, first *int64) *int64 {
-	st := c.take()
+// int64Ptr is the value of slot st of an optional INT64 column; first is
+// the value of the request's first row, shared when this row continues the
+// request.
+func (d *decoder) int64Ptr(c *columnReader, st slot, first *int64) *int64 {
 	if !st.present {
 		return nil
 	}
@@ -622,14 +750,23 @@ func (f *file) contiguous() (ok bool, err error) {
 				if err != nil || !more {
 					return err
 				}
+				// A dictionary-encoded id is the previous row's by its index.
+				if haveLast && ids.takeMarked() {
+					continue
+				}
+				s := ids.take()
+				if haveLast && ids.sameAsMarked(s) {
+					continue
+				}
 				var id []byte
-				if s := ids.take(); s.present {
+				if s.present {
 					id = ids.bytesAt(s.value)
 				}
 				if !haveLast || string(id) != string(last) {
 					c.Add(string(id))
 					last, haveLast = append(last[:0], id...), true
 				}
+				ids.mark(s)
 			}
 			return nil
 		}()

@@ -45,7 +45,6 @@ func (g orderedGroup) Compression() compress.Codec    { return nil }
 func (g orderedGroup) GoType() reflect.Type           { return reflect.TypeOf(struct{}{}) }
 func field(name string, n parquet.Node) parquet.Field { return namedNode{Node: n, name: name} }
 func optionalInt64() parquet.Node                     { return parquet.Optional(parquet.Leaf(parquet.Int64Type)) }
-func optionalString() parquet.Node                    { return parquet.Optional(parquet.String()) }
 func listOf(element parquet.Node) parquet.Node        { return parquet.Optional(parquet.List(element)) }
 func requiredLeaf(t parquet.Type) parquet.Node        { return parquet.Required(parquet.Leaf(t)) }
 func optionalLeaf(t parquet.Type) parquet.Node        { return parquet.Optional(parquet.Leaf(t)) }
@@ -61,10 +60,22 @@ var reservedColumns = []string{"request_id", "t0_ns", "end_ns", "http_status", "
 
 // buildSchema returns the canonical schema of trace-v1.md for a layout:
 // String BYTE_ARRAY for utf8, 3-level LISTs named list/element.
+//
+// In the flat layout the request-level columns repeat one value on every
+// row of a request: they are dictionary-encoded, so that their pages hold a
+// small index a row instead of the value (a prompt column was 3.3 GB
+// decompressed for 13 MB of prompts), and so that the reader can tell a
+// repeated value by its index.
 func buildSchema(layout trace.Layout, extra []trace.ExtraColumn) (*parquet.Schema, error) {
+	requestLevel := func(leaf parquet.Node) parquet.Node { return leaf }
+	if layout == trace.Flat {
+		requestLevel = func(leaf parquet.Node) parquet.Node { return parquet.Encoded(leaf, &parquet.RLEDictionary) }
+	}
+	int64Leaf := func() parquet.Node { return requestLevel(parquet.Leaf(parquet.Int64Type)) }
+	stringLeaf := func() parquet.Node { return requestLevel(parquet.String()) }
 	g := orderedGroup{
-		field("request_id", parquet.Required(parquet.String())),
-		field("t0_ns", requiredLeaf(parquet.Int64Type)),
+		field("request_id", parquet.Required(stringLeaf())),
+		field("t0_ns", parquet.Required(int64Leaf())),
 	}
 	if layout == trace.Flat {
 		g = append(g,
@@ -72,16 +83,16 @@ func buildSchema(layout trace.Layout, extra []trace.ExtraColumn) (*parquet.Schem
 			field("data", optionalLeaf(parquet.ByteArrayType)))
 	}
 	g = append(g,
-		field("end_ns", optionalInt64()),
-		field("http_status", optionalLeaf(parquet.Int32Type)),
-		field("error", optionalString()))
+		field("end_ns", parquet.Optional(int64Leaf())),
+		field("http_status", parquet.Optional(requestLevel(parquet.Leaf(parquet.Int32Type)))),
+		field("error", parquet.Optional(stringLeaf())))
 	if layout == trace.Nested {
 		g = append(g, field("chunks", listOf(chunkStruct())))
 	}
 	g = append(g,
-		field("time_points_s", listOf(requiredLeaf(parquet.DoubleType))),
-		field("input_tokens", optionalInt64()),
-		field("output_tokens", optionalInt64()))
+		field("time_points_s", listOf(parquet.Required(requestLevel(parquet.Leaf(parquet.DoubleType))))),
+		field("input_tokens", parquet.Optional(int64Leaf())),
+		field("output_tokens", parquet.Optional(int64Leaf())))
 	seen := map[string]bool{}
 	for _, name := range reservedColumns {
 		seen[name] = true
@@ -94,19 +105,19 @@ func buildSchema(layout trace.Layout, extra []trace.ExtraColumn) (*parquet.Schem
 		var n parquet.Node
 		switch x.Kind {
 		case trace.ExtraString, trace.ExtraJSON:
-			n = optionalString()
+			n = stringLeaf()
 		case trace.ExtraBinary:
-			n = optionalLeaf(parquet.ByteArrayType)
+			n = requestLevel(parquet.Leaf(parquet.ByteArrayType))
 		case trace.ExtraInt64:
-			n = optionalInt64()
+			n = int64Leaf()
 		case trace.ExtraFloat64:
-			n = optionalLeaf(parquet.DoubleType)
+			n = requestLevel(parquet.Leaf(parquet.DoubleType))
 		case trace.ExtraBool:
-			n = optionalLeaf(parquet.BooleanType)
+			n = parquet.Leaf(parquet.BooleanType) // a bit a row already
 		default:
 			return nil, fmt.Errorf("extra column %q has kind %v: want string, int64, float64, bool, binary or json", x.Name, x.Kind)
 		}
-		g = append(g, field(x.Name, n))
+		g = append(g, field(x.Name, parquet.Optional(n)))
 	}
 	return parquet.NewSchema("sseaudit_trace", g), nil
 }

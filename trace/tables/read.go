@@ -1,7 +1,6 @@
 package tables
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -16,10 +15,16 @@ import (
 	"github.com/sseaudit/sseaudit/audit"
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/trace/parquetfile"
 )
 
 // readBatch is how many rows are decoded at a time.
 const readBatch = 256
+
+// maxPageBytes is the uncompressed size a page of a table may claim however
+// small its compressed size: the tables hold no body bytes, but a page up
+// to the traces' chunk limit is a cost their reader accepts already.
+var maxPageBytes = trace.DefaultLimits.MaxChunkBytes
 
 // Reader reads the tables of one replay back, a request at a time, in
 // trace order:
@@ -265,8 +270,8 @@ type tableReader[T any] struct {
 	name     string
 	closer   io.Closer
 	pf       *parquet.File
-	dataEnd  int64 // where the footer starts
-	rg       int   // current row group, -1 before the first
+	guard    *parquetfile.Guard
+	rg       int // current row group, -1 before the first
 	rows     *parquet.GenericReader[T]
 	buf      []T
 	n, i     int
@@ -278,7 +283,7 @@ type tableReader[T any] struct {
 // openTable opens src, checks its footer, metadata and schema.
 func openTable[T any](src source, want *parquet.Schema, table string) (t *tableReader[T], meta Meta, err error) {
 	defer recoverCorrupt(src.name, &err)
-	footerLen, err := checkFooter(src.r, src.size)
+	guard, err := parquetfile.NewGuard(src.r, src.size, maxPageBytes, fmt.Sprintf("the tables' page limit, %d MiB", maxPageBytes>>20))
 	if err != nil {
 		return nil, meta, trace.FileError(src.name, nil, "%s", err)
 	}
@@ -296,7 +301,7 @@ func openTable[T any](src source, want *parquet.Schema, table string) (t *tableR
 	if err := checkSchema(pf.Schema(), want); err != nil {
 		return nil, meta, trace.FileError(src.name, nil, "%s", err)
 	}
-	return &tableReader[T]{name: src.name, closer: src.closer, pf: pf, dataEnd: src.size - 8 - footerLen, rg: -1,
+	return &tableReader[T]{name: src.name, closer: src.closer, pf: pf, guard: guard, rg: -1,
 		buf: make([]T, readBatch)}, meta, nil
 }
 
@@ -346,7 +351,7 @@ func (t *tableReader[T]) fill() (err error) {
 			t.finished = true
 			return nil
 		}
-		if err := checkRowGroup(t.dataEnd, t.pf, t.rg); err != nil {
+		if err := t.guard.CheckRowGroup(&t.pf.Metadata().RowGroups[t.rg]); err != nil {
 			e := trace.FileError(t.name, nil, "corrupt parquet file: %s", err)
 			e.RowGroup = t.rg
 			return e
@@ -385,59 +390,4 @@ func (t *tableReader[T]) close() error {
 		return nil
 	}
 	return t.closer.Close()
-}
-
-const (
-	magic = "PAR1"
-	// maxCompressionRatio bounds a column chunk's uncompressed size against
-	// its compressed size: the tables hold numbers and short names, which
-	// zstd does not shrink by more.
-	maxCompressionRatio = 1024
-	compressionSlack    = 1 << 20
-)
-
-// checkFooter checks the magic bytes and that the footer fits in the file,
-// before the library allocates what the footer claims. It returns the
-// footer's length.
-func checkFooter(r io.ReaderAt, size int64) (int64, error) {
-	if size < 12 {
-		return 0, fmt.Errorf("file is %d bytes long: want at least 12 for a Parquet file (truncated or not Parquet)", size)
-	}
-	var head, tail [4]byte
-	var footer [8]byte
-	if _, err := r.ReadAt(head[:], 0); err != nil {
-		return 0, fmt.Errorf("reading the magic bytes: %w", err)
-	}
-	if _, err := r.ReadAt(footer[:], size-8); err != nil {
-		return 0, fmt.Errorf("reading the footer length: %w", err)
-	}
-	copy(tail[:], footer[4:])
-	if string(head[:]) != magic || string(tail[:]) != magic {
-		return 0, fmt.Errorf("starts with %q and ends with %q: want the Parquet magic bytes %q at both ends (truncated or not Parquet)", head, tail, magic)
-	}
-	n := int64(binary.LittleEndian.Uint32(footer[:4]))
-	if n == 0 || n > size-12 {
-		return 0, fmt.Errorf("footer claims %d bytes in a file of %d bytes: want a footer that fits (truncated or corrupt)", n, size)
-	}
-	return n, nil
-}
-
-// checkRowGroup checks that every column chunk of row group i lies in the
-// file's data and claims an uncompressed size its bytes can hold.
-func checkRowGroup(dataEnd int64, pf *parquet.File, i int) error {
-	rg := &pf.Metadata().RowGroups[i]
-	for j := range rg.Columns {
-		md := &rg.Columns[j].MetaData
-		start := md.DataPageOffset
-		if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
-			start = md.DictionaryPageOffset
-		}
-		if start < int64(len(magic)) || md.TotalCompressedSize < 0 || md.TotalCompressedSize > dataEnd-start {
-			return fmt.Errorf("column chunk %d claims bytes %d..%d: want them within the %d data bytes of the file", j, start, start+md.TotalCompressedSize, dataEnd)
-		}
-		if md.TotalUncompressedSize < 0 || md.TotalUncompressedSize > md.TotalCompressedSize*maxCompressionRatio+compressionSlack {
-			return fmt.Errorf("column chunk %d claims %d bytes uncompressed from %d: want at most %d times as many", j, md.TotalUncompressedSize, md.TotalCompressedSize, maxCompressionRatio)
-		}
-	}
-	return nil
 }

@@ -270,7 +270,7 @@ func TestBadTables(t *testing.T) {
 			p := filepath.Join(dir, RequestsFile)
 			data, _ := os.ReadFile(p)
 			os.WriteFile(p, data[:len(data)-100], 0o644)
-		}, "requests.parquet: starts with \"PAR1\" and ends with"},
+		}, "requests.parquet: ends with \"\\x00\\x00\\x1c\\x00\": want the Parquet magic bytes \"PAR1\" at the end (truncated file?)"},
 		{"not parquet", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, EventsFile), []byte("request_id,seq\nr0,0\n"), 0o644)
 		}, "events.parquet: starts with \"requ\""},
