@@ -89,7 +89,7 @@ func New(r trace.Reader, opts Options) (*Server, error) {
 	kind := info.Extra[s.promptAt].Kind
 	s.byPrompt = map[string][]*trace.Request{}
 	for r.Scan() {
-		req := cloneRequest(r.Request())
+		req := r.Request().Clone()
 		p, err := promptValue(req.Extra[s.promptAt], kind)
 		if err != nil {
 			return nil, fmt.Errorf("%s: request %q: column %s: %v", info.Path, req.RequestID, PromptColumn, err)
@@ -119,25 +119,6 @@ func promptValue(v trace.Value, kind trace.ExtraKind) (string, error) {
 		return s, nil
 	}
 	return v.Str, nil
-}
-
-// cloneRequest copies req out of a reader's buffers.
-func cloneRequest(req *trace.Request) *trace.Request {
-	c := *req
-	c.Chunks = nil
-	if req.Chunks != nil {
-		c.Chunks = make([]trace.Chunk, len(req.Chunks))
-		for i, ch := range req.Chunks {
-			c.Chunks[i] = trace.Chunk{TNs: ch.TNs, Data: append([]byte{}, ch.Data...)}
-		}
-	}
-	c.TimePointsS = append([]float64(nil), req.TimePointsS...)
-	c.Extra = make([]trace.Value, len(req.Extra))
-	for i, v := range req.Extra {
-		v.Bytes = append([]byte(nil), v.Bytes...)
-		c.Extra[i] = v
-	}
-	return &c
 }
 
 // Exhausted is closed when every stream of the trace has been handed out.
@@ -175,7 +156,7 @@ func (s *Server) nextStream() (*trace.Request, error) {
 func (s *Server) readAhead() {
 	s.ahead = nil
 	if s.src != nil && s.src.Scan() {
-		s.ahead = cloneRequest(s.src.Request())
+		s.ahead = s.src.Request().Clone()
 		s.total++
 		return
 	}

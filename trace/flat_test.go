@@ -43,7 +43,7 @@ func groupRows(rows []FlatRow) (Info, []Request, error) {
 	}
 	var out []Request
 	for r.Scan() {
-		out = append(out, cloneRequest(r.Request()))
+		out = append(out, *r.Request().Clone())
 	}
 	return r.Info(), out, r.Err()
 }

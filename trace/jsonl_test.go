@@ -24,18 +24,9 @@ func readAllBytes(t testing.TB, name, format string, data []byte) (Info, []Reque
 	defer r.Close()
 	var reqs []Request
 	for r.Scan() {
-		reqs = append(reqs, cloneRequest(r.Request()))
+		reqs = append(reqs, *r.Request().Clone())
 	}
 	return r.Info(), reqs, r.Err()
-}
-
-func cloneRequest(r *Request) Request {
-	c := *r
-	c.Chunks = append([]Chunk(nil), r.Chunks...)
-	if r.Chunks != nil && len(r.Chunks) == 0 {
-		c.Chunks = []Chunk{}
-	}
-	return c
 }
 
 func writeAllBytes(t testing.TB, format string, opts WriteOptions, reqs []Request) []byte {

@@ -237,3 +237,44 @@ type RequestWriter interface {
 	Write(*Request) error
 	Close() error
 }
+
+// Clone is a deep copy of r, for keeping a request past the next Scan: its
+// chunks' bytes in one allocation, nil and empty slices kept apart.
+func (r *Request) Clone() *Request {
+	c := *r
+	c.EndNs = clonePtr(r.EndNs)
+	c.HTTPStatus = clonePtr(r.HTTPStatus)
+	c.Error = clonePtr(r.Error)
+	c.InputTokens = clonePtr(r.InputTokens)
+	c.OutputTokens = clonePtr(r.OutputTokens)
+	if r.Chunks != nil {
+		data := make([]byte, 0, r.BodyBytes())
+		c.Chunks = make([]Chunk, len(r.Chunks))
+		for i, ch := range r.Chunks {
+			start := len(data)
+			data = append(data, ch.Data...)
+			c.Chunks[i] = Chunk{TNs: ch.TNs, Data: data[start:len(data):len(data)]}
+		}
+	}
+	if r.TimePointsS != nil {
+		c.TimePointsS = append(make([]float64, 0, len(r.TimePointsS)), r.TimePointsS...)
+	}
+	if r.Extra != nil {
+		c.Extra = make([]Value, len(r.Extra))
+		for i, v := range r.Extra {
+			if v.Bytes != nil {
+				v.Bytes = append(make([]byte, 0, len(v.Bytes)), v.Bytes...)
+			}
+			c.Extra[i] = v
+		}
+	}
+	return &c
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}

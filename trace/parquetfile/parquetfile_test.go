@@ -106,7 +106,7 @@ func readAll(t testing.TB, name string, data []byte) (trace.Info, []trace.Reques
 	defer r.Close()
 	var reqs []trace.Request
 	for r.Scan() {
-		reqs = append(reqs, *r.Request())
+		reqs = append(reqs, *r.Request().Clone())
 	}
 	return r.Info(), reqs, r.Err()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/sseaudit/sseaudit/trace"
@@ -296,11 +297,18 @@ type decoder struct {
 	haveFirst    bool
 	extraScratch []trace.Value // Extra of a later row whose extra values differ from the first's
 	slab         []byte
+
+	// Nested layout: a request's chunk bytes and chunk list, reused from
+	// one request to the next (a Request is valid until the next Scan), so
+	// that a gigabyte of bodies is not a gigabyte of garbage.
+	arena  []byte
+	chunks []trace.Chunk
 }
 
 // read moves to the next row and decodes it into req (and, in the flat
 // layout, the chunk columns of fr). Every byte slice and string is copied
-// out of the pages. At the end it returns io.EOF.
+// out of the pages; the nested layout's chunks reuse the previous request's
+// buffers. At the end it returns io.EOF.
 func (d *decoder) read(req *trace.Request, fr *trace.FlatRow) (rg int, pos int64, err error) {
 	defer recoverCorrupt(d.cur.f.name, &err)
 	rg, pos, err = d.cur.nextRow()
@@ -445,7 +453,7 @@ func (d *decoder) decode(req *trace.Request, fr *trace.FlatRow) error {
 		case roleChunkT, roleChunkData:
 			if l.role == roleChunkData {
 				n, _ := c.rowBytes()
-				arena = make([]byte, 0, n)
+				arena = slices.Grow(d.arena[:0], n)
 			}
 			for more := true; more; {
 				st := c.take()
@@ -547,7 +555,9 @@ func (d *decoder) decode(req *trace.Request, fr *trace.FlatRow) error {
 		if arena == nil {
 			arena = []byte{} // chunk data is never nil
 		}
-		req.Chunks = make([]trace.Chunk, len(d.times))
+		d.arena = arena
+		d.chunks = slices.Grow(d.chunks[:0], len(d.times))[:len(d.times)]
+		req.Chunks = d.chunks
 		start := 0
 		for i, t := range d.times {
 			end := d.ends[i]
