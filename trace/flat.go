@@ -108,6 +108,10 @@ type flatReader struct {
 	// row is filled by rows.Next; what a request keeps of it is copied out.
 	row        FlatRow
 	lastChunks int // chunks of the request read last
+	// spareChunks, when streaming, is the chunk list of the request handed
+	// out by the Scan before this one, no longer valid: the next request
+	// started reuses it.
+	spareChunks []Chunk
 
 	cur *Request
 	err error
@@ -151,6 +155,9 @@ func (fr *flatReader) Scan() bool {
 }
 
 func (fr *flatReader) scanContiguous() *groupedRequest {
+	if fr.cur != nil && fr.cur.Chunks != nil {
+		fr.spareChunks, fr.cur = fr.cur.Chunks[:0], nil
+	}
 	var g *groupedRequest
 	if fr.pendingReq != nil {
 		g, fr.pendingReq = fr.pendingReq, nil
@@ -261,7 +268,11 @@ func (fr *flatReader) add(g *groupedRequest, row *FlatRow, knownEqual bool) erro
 	if row.ChunkNull {
 		g.nullRows++
 	} else {
-		if g.req.Chunks == nil {
+		switch {
+		case g.req.Chunks != nil:
+		case fr.spareChunks != nil:
+			g.req.Chunks, fr.spareChunks = fr.spareChunks, nil
+		default:
 			// Requests of a trace tend to be alike: sizing for the last
 			// one saves most of the copies of growing from a few.
 			g.req.Chunks = make([]Chunk, 0, max(8, fr.lastChunks))

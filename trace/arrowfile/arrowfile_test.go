@@ -813,7 +813,7 @@ func TestThroughRegistry(t *testing.T) {
 		}
 		var got []trace.Request
 		for r.Scan() {
-			got = append(got, *r.Request())
+			got = append(got, *r.Request().Clone())
 		}
 		if err := r.Err(); err != nil {
 			t.Fatal(err)

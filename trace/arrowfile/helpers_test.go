@@ -81,7 +81,7 @@ func readAll(t testing.TB, f format, name string, data []byte, mem memory.Alloca
 	defer r.Close()
 	var reqs []trace.Request
 	for r.Scan() {
-		reqs = append(reqs, *r.Request())
+		reqs = append(reqs, *r.Request().Clone())
 	}
 	return reqs, r.Info(), r.Err()
 }

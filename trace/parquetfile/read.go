@@ -297,6 +297,12 @@ type decoder struct {
 	haveFirst    bool
 	extraScratch []trace.Value // Extra of a later row whose extra values differ from the first's
 	slab         []byte
+	// recycleSlabs is set when the grouper streams (rows contiguous): at a
+	// request's first row the slab holding the request before the last
+	// one, no longer valid after the Scan that follows its own, is reused
+	// (spareSlab). A grouper holding every request keeps every slab.
+	recycleSlabs bool
+	spareSlab    []byte
 
 	// Nested layout: a request's chunk bytes and chunk list, reused from
 	// one request to the next (a Request is valid until the next Scan), so
@@ -350,6 +356,9 @@ func (d *decoder) decode(req *trace.Request, fr *trace.FlatRow) error {
 		}
 		if flat && !d.same {
 			idColumn.mark(id)
+			if d.recycleSlabs {
+				d.slab, d.spareSlab = d.spareSlab[:0], d.slab
+			}
 		}
 	}
 	// Every field is set, not the whole struct cleared first: the flat
@@ -815,7 +824,7 @@ func openReader(name string, r io.ReaderAt, size int64, limits trace.Limits, clo
 		return nil, err
 	}
 	cur := newRowCursor(f)
-	rows := &flatRows{cur: cur, dec: decoder{s: f.schema, cur: cur}}
+	rows := &flatRows{cur: cur, dec: decoder{s: f.schema, cur: cur, recycleSlabs: ok}}
 	closeAll := func() error {
 		rows.cur.close()
 		if closer != nil {
