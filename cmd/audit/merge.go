@@ -12,6 +12,7 @@ import (
 
 	"github.com/sseaudit/sseaudit/audit"
 	"github.com/sseaudit/sseaudit/audit/htmlreport"
+	"github.com/sseaudit/sseaudit/audit/partial"
 	"github.com/sseaudit/sseaudit/audit/whatif"
 	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/trace/tables"
@@ -176,7 +177,7 @@ func (m *partials) report(cfg audit.Config, add func(audit.RequestRecord)) (*aud
 	seen := map[string]place{}
 	for i, r := range m.readers {
 		for r.Scan() {
-			rec := r.Record()
+			rec := partial.Record(r.Request(), r.Events())
 			if first, dup := seen[rec.ID]; dup {
 				e := trace.RowError(r.RequestsPath(), -1, r.Row(), "request_id",
 					"request_id also at %s row %d: want each request in one partial (audit report refuses a trace whose request_ids repeat)",

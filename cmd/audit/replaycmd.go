@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/sseaudit/sseaudit/audit"
+	"github.com/sseaudit/sseaudit/audit/partial"
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/trace/tables"
@@ -141,17 +142,30 @@ func writeReplayTables(cmd *cli.Command, r trace.Reader, framer replay.Framer, d
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	w, err := tables.Create(dir, tables.Meta{Framer: framer, MaxConcurrency: c,
+	w, err := tables.Create(dir, tables.Meta{Framer: string(framer), MaxConcurrency: c,
 		SourceTrace: filepath.Base(info.Path), Writer: "sseaudit " + version})
 	if err != nil {
 		return err
 	}
-	err = mapOrdered(r, newReplayWork(info.Path, replayOptions(cmd, framer)), w.Write)
+	var events []tables.EventRow // reused from request to request: Write keeps none
+	err = mapOrdered(r, newReplayWork(info.Path, replayOptions(cmd, framer)), func(rr replayedRequest) error {
+		var request tables.RequestRow
+		request, events = partial.Rows(events[:0], rr.t0Ns, rr.result, rr.record)
+		return w.Write(request, events)
+	})
 	if err != nil {
 		w.Abort()
 		return err
 	}
 	return w.Close()
+}
+
+// replayedRequest is one request replayed: the trace's t0, what the framer
+// replayed and the record audit.Builder takes.
+type replayedRequest struct {
+	t0Ns   int64
+	result *replay.Result
+	record audit.RequestRecord
 }
 
 // newReplayWork returns a work function for mapOrdered that replays a
@@ -160,34 +174,34 @@ func writeReplayTables(cmd *cli.Command, r trace.Reader, framer replay.Framer, d
 // one memo, so that each payload both framers cut alike is parsed once)
 // unless the body holds nothing the two framers cut differently, giving the
 // replay and the record audit.Builder takes.
-func newReplayWork(path string, opts replay.Options) func() func(*trace.Request) (tables.Replayed, error) {
-	return func() func(*trace.Request) (tables.Replayed, error) {
+func newReplayWork(path string, opts replay.Options) func() func(*trace.Request) (replayedRequest, error) {
+	return func() func(*trace.Request) (replayedRequest, error) {
 		var rp, spec replay.Replayer
 		var memo replay.VerdictMemo
 		ropts, sopts := opts, replay.Options{Framer: replay.SSE, MaxEventBytes: opts.MaxEventBytes}
 		if opts.Framer != replay.SSE {
 			ropts.Memo, sopts.Memo = &memo, &memo
 		}
-		return func(req *trace.Request) (tables.Replayed, error) {
+		return func(req *trace.Request) (replayedRequest, error) {
 			memo.Reset()
 			res, err := rp.Replay(req, ropts)
 			if err != nil {
-				return tables.Replayed{}, fmt.Errorf("%s: %w", path, err) // replay names the request
+				return replayedRequest{}, fmt.Errorf("%s: %w", path, err) // replay names the request
 			}
-			out := tables.Replayed{T0Ns: req.T0Ns, Result: res}
+			out := replayedRequest{t0Ns: req.T0Ns, result: res}
 			if opts.Framer == replay.SSE {
-				out.Record = audit.RecordFromReplay(res)
+				out.record = audit.RecordFromReplay(res)
 				return out, nil
 			}
 			if rec, ok := audit.RecordWithoutSpecReplay(res); ok {
-				out.Record = rec
+				out.record = rec
 				return out, nil
 			}
 			sres, err := spec.Replay(req, sopts)
 			if err != nil {
-				return tables.Replayed{}, fmt.Errorf("%s: %w", path, err)
+				return replayedRequest{}, fmt.Errorf("%s: %w", path, err)
 			}
-			out.Record = audit.RecordFromReplays(req, res, sres)
+			out.record = audit.RecordFromReplays(req, res, sres)
 			return out, nil
 		}
 	}

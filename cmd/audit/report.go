@@ -278,7 +278,7 @@ func buildReportWith(e env, cmd *cli.Command, cfg audit.Config, needC bool, opts
 		work := newReplay()
 		return func(req *trace.Request) (audit.RequestRecord, error) {
 			out, err := work(req)
-			return out.Record, err
+			return out.record, err
 		}
 	}
 	err = mapOrdered(r, newWork, func(rec audit.RequestRecord) error {

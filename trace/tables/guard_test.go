@@ -1,4 +1,4 @@
-package tables
+package tables_test
 
 import (
 	"bytes"
@@ -13,8 +13,8 @@ import (
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
-	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/trace/tables"
 )
 
 // editFooter decodes the footer of a Parquet file, lets edit change it and
@@ -107,8 +107,8 @@ func TestHostileSizes(t *testing.T) {
 		}, []string{"requests.parquet: footer claims 2147483647 bytes in a file of ", ": want a footer that fits in the file"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTables(t, rs, Meta{Framer: replay.AISBench, MaxConcurrency: 2, SourceTrace: "basic.parquet", Writer: "test"})
-			path := filepath.Join(dir, RequestsFile)
+			dir := writeTables(t, rs, tables.Meta{Framer: tables.FramerAISBench, MaxConcurrency: 2, SourceTrace: "basic.parquet", Writer: "test"})
+			path := filepath.Join(dir, tables.RequestsFile)
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)

@@ -12,8 +12,6 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/sseaudit/sseaudit/audit"
-	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/trace/parquetfile"
 )
@@ -27,18 +25,19 @@ const readBatch = 256
 var maxPageBytes = trace.DefaultLimits.MaxChunkBytes
 
 // Reader reads the tables of one replay back, a request at a time, in
-// trace order:
+// trace order, with the request's events checked against its row:
 //
 //	for r.Scan() {
-//		b.Add(r.Record())
+//		use(r.Request(), r.Events())
 //	}
 //	if err := r.Err(); err != nil { ... }
 type Reader struct {
 	meta     Meta
 	requests *tableReader[RequestRow]
 	events   *tableReader[EventRow]
-	rec      audit.RequestRecord
-	row      int64 // the current request's row in requests.parquet
+	request  RequestRow
+	evRows   []EventRow // the current request's events, reused
+	row      int64      // the current request's row in requests.parquet
 	err      error
 }
 
@@ -114,8 +113,12 @@ func (r *Reader) RequestsPath() string { return r.requests.name }
 // Row is the current request's row in the requests table.
 func (r *Reader) Row() int64 { return r.row }
 
-// Record returns the current request's record, valid until the next Scan.
-func (r *Reader) Record() audit.RequestRecord { return r.rec }
+// Request returns the current request's row, valid until the next Scan.
+func (r *Reader) Request() RequestRow { return r.request }
+
+// Events returns the current request's events, in order, valid until the
+// next Scan.
+func (r *Reader) Events() []EventRow { return r.evRows }
 
 // Err returns the error that ended Scan, if any: a *trace.Error for bad
 // input.
@@ -149,16 +152,16 @@ func (r *Reader) Scan() bool {
 		return false
 	}
 	r.row = pos
-	if err := r.record(row, rg, pos); err != nil {
+	if err := r.readRequest(row, rg, pos); err != nil {
 		r.err = err
 		return false
 	}
 	return true
 }
 
-// record rebuilds the record of row, the pos-th of the requests table, with
-// its events.
-func (r *Reader) record(row *RequestRow, rg int, pos int64) error {
+// readRequest reads the events of row, the pos-th of the requests table,
+// and checks them against it.
+func (r *Reader) readRequest(row *RequestRow, rg int, pos int64) error {
 	fail := func(column, format string, args ...any) error {
 		e := trace.RowError(r.requests.name, rg, pos, column, format, args...)
 		e.RequestID = row.RequestID
@@ -170,27 +173,17 @@ func (r *Reader) record(row *RequestRow, rg int, pos int64) error {
 	case row.RequestID == "" || !utf8.ValidString(row.RequestID):
 		return fail("request_id", "request_id %q: want non-empty utf8 text", row.RequestID)
 	}
-	rec := audit.RequestRecord{
-		ID: row.RequestID, Success: row.Success,
-		TimePoints:  append(make([]float64, 0, len(row.TimePointsS)), row.TimePointsS...),
-		InputTokens: clonePtr(row.InputTokens), OutputTokens: clonePtr(row.OutputTokens),
-	}
 	spec := []bool{row.SpecSuccess != nil, row.SpecEvents != nil, row.SpecFirstNs != nil, row.SpecLastNs != nil,
 		row.CommentInBlock != nil, row.FieldLines != nil, row.MultiLineData != nil}
-	switch {
-	case !slices.Contains(spec, false):
-		rec.Spec = &audit.SpecView{Success: *row.SpecSuccess, Events: int(*row.SpecEvents), FirstNs: *row.SpecFirstNs, LastNs: *row.SpecLastNs,
-			CommentInBlock: int(*row.CommentInBlock), FieldLines: int(*row.FieldLines), MultiLineData: int(*row.MultiLineData)}
-	case slices.Contains(spec, true):
+	if slices.Contains(spec, false) && slices.Contains(spec, true) {
 		return fail("spec_success", "some spec_* columns are null and some are not: want all null (no sse replay) or none")
 	}
-	if row.EventRecords {
-		if len(rec.TimePoints) < 1 {
-			return fail("event_records", "event_records is true with no time points: want a time point for t0 and one for each recorded event")
-		}
-		rec.Events = make([]audit.EventRecord, 0, len(rec.TimePoints)-1)
+	if row.EventRecords && len(row.TimePointsS) < 1 {
+		return fail("event_records", "event_records is true with no time points: want a time point for t0 and one for each recorded event")
 	}
-	counts := make([]int64, len(replay.Classes))
+	r.evRows = r.evRows[:0]
+	recorded := 0 // events behind time points, when row.EventRecords
+	counts := make([]int64, len(ClassNames))
 	for k := int64(0); ; k++ {
 		ev, epos, erg, err := r.events.peek()
 		if err != nil {
@@ -208,7 +201,7 @@ func (r *Reader) record(row *RequestRow, rg int, pos int64) error {
 			return efail("request_seq", "request_seq %d, request_id %q, seq %d: want request_seq %d, request_id %q, seq %d (the events of %s row %d, in order)",
 				ev.RequestSeq, ev.RequestID, ev.Seq, pos, row.RequestID, k, r.requests.name, pos)
 		}
-		class, ok := classByName[ev.Class]
+		class, ok := classIndex[ev.Class]
 		if !ok {
 			return efail("class", "class %q: want one of the classes of schemas/replay-tables-v1.md", ev.Class)
 		}
@@ -218,43 +211,31 @@ func (r *Reader) record(row *RequestRow, rg int, pos int64) error {
 		counts[class]++
 		switch {
 		case ev.Recorded && row.EventRecords:
-			i := len(rec.Events) + 1
-			if i >= len(rec.TimePoints) {
-				return efail("recorded", "recorded event %d of a request with %d time points: want one time point after t0 for each recorded event", i, len(rec.TimePoints))
+			i := recorded + 1
+			if i >= len(row.TimePointsS) {
+				return efail("recorded", "recorded event %d of a request with %d time points: want one time point after t0 for each recorded event", i, len(row.TimePointsS))
 			}
-			if ev.TimeS == nil || math.Float64bits(*ev.TimeS) != math.Float64bits(rec.TimePoints[i]) {
-				return efail("time_s", "time_s %v: want time_points_s[%d] of %s row %d, %v", deref(ev.TimeS), i, r.requests.name, pos, rec.TimePoints[i])
+			if ev.TimeS == nil || math.Float64bits(*ev.TimeS) != math.Float64bits(row.TimePointsS[i]) {
+				return efail("time_s", "time_s %v: want time_points_s[%d] of %s row %d, %v", deref(ev.TimeS), i, r.requests.name, pos, row.TimePointsS[i])
 			}
-			tokens := int64(-1)
-			if ev.Tokens != nil {
-				tokens = *ev.Tokens
-			}
-			rec.Events = append(rec.Events, audit.EventRecord{Class: class, TNs: ev.TNs, Tokens: tokens,
-				ContentBytes: int(ev.ContentBytes), ReasoningBytes: int(ev.ReasoningBytes)})
+			recorded++
 		case ev.TimeS != nil || ev.Tokens != nil:
 			return efail("time_s", "time_s or tokens set on an event outside the record: want null unless recorded and event_records")
 		}
+		r.evRows = append(r.evRows, *ev)
 		r.events.advance()
 	}
-	for i, n := range row.classCounts() {
+	for i, n := range row.ClassCounts() {
 		if *n != counts[i] {
-			c := replay.Classes[i]
-			return fail("events_"+c.String(), "%d: want %d, the %s events of this request in %s", *n, counts[i], c, r.events.name)
+			name := ClassNames[i]
+			return fail("events_"+name, "%d: want %d, the %s events of this request in %s", *n, counts[i], name, r.events.name)
 		}
 	}
-	if row.EventRecords && len(rec.Events) != len(rec.TimePoints)-1 {
-		return fail("event_records", "%d recorded events for %d time points: want one recorded event for each time point after t0", len(rec.Events), len(rec.TimePoints))
+	if row.EventRecords && recorded != len(row.TimePointsS)-1 {
+		return fail("event_records", "%d recorded events for %d time points: want one recorded event for each time point after t0", recorded, len(row.TimePointsS))
 	}
-	r.rec = rec
+	r.request = *row
 	return nil
-}
-
-func clonePtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
 }
 
 func deref(p *float64) any {

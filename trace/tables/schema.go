@@ -7,7 +7,6 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
 )
 
@@ -33,6 +32,21 @@ const (
 	// KeyMaxConcurrency is the trace's own key: C travels unchanged.
 	KeyMaxConcurrency = trace.KeyMaxConcurrency
 )
+
+// The framers a replay may have used: the values of KeyFramer, spelled as
+// package replay spells its framers (audit's TestTableNames checks).
+const (
+	FramerAISBench = "aisbench"
+	FramerSSE      = "sse"
+)
+
+// ClassNames are the event classes of the schema: the values of
+// EventRow.Class and the events_<class> columns, in replay.Classes' order
+// and spelling (audit's TestTableNames checks).
+var ClassNames = []string{
+	"role", "reasoning", "content", "tool_call", "finish", "usage_only",
+	"metadata_only", "done", "comment", "after_done", "malformed", "error",
+}
 
 // RequestRow is one row of requests.parquet. Column order, names and types
 // are the schema; schemas/replay-tables-v1.md defines each.
@@ -75,8 +89,8 @@ type RequestRow struct {
 	MultiLineData  *int64 `parquet:"multi_line_data"`
 }
 
-// classCounts are the events_<class> columns of r, in replay.Classes order.
-func (r *RequestRow) classCounts() []*int64 {
+// ClassCounts are the events_<class> columns of r, in ClassNames order.
+func (r *RequestRow) ClassCounts() []*int64 {
 	return []*int64{&r.EventsRole, &r.EventsReasoning, &r.EventsContent, &r.EventsToolCall, &r.EventsFinish,
 		&r.EventsUsageOnly, &r.EventsMetadataOnly, &r.EventsDone, &r.EventsComment, &r.EventsAfterDone,
 		&r.EventsMalformed, &r.EventsError}
@@ -102,18 +116,18 @@ var (
 	eventsSchema   = parquet.SchemaOf(EventRow{})
 )
 
-// classByName maps a class's name back to it.
-var classByName = func() map[string]replay.Class {
-	m := make(map[string]replay.Class, len(replay.Classes))
-	for _, c := range replay.Classes {
-		m[c.String()] = c
+// classIndex maps a class's name to its place in ClassNames.
+var classIndex = func() map[string]int {
+	m := make(map[string]int, len(ClassNames))
+	for i, name := range ClassNames {
+		m[name] = i
 	}
 	return m
 }()
 
 // Meta is what the files' key-value metadata say about the replay.
 type Meta struct {
-	Framer         replay.Framer
+	Framer         string // FramerAISBench or FramerSSE
 	MaxConcurrency int    // 0 when unknown (the key is then absent)
 	SourceTrace    string // the replayed trace's file name
 	Writer         string // the program that wrote the tables, with its version
@@ -127,7 +141,7 @@ func (m Meta) keyValues(table string) [][2]string {
 	kv := [][2]string{
 		{KeySchemaVersion, SchemaVersion},
 		{KeyTable, table},
-		{KeyFramer, string(m.Framer)},
+		{KeyFramer, m.Framer},
 		{KeySourceTrace, m.SourceTrace},
 		{KeyWriter, m.Writer},
 		{KeyRequests, strconv.FormatInt(m.Requests, 10)},
@@ -151,9 +165,9 @@ func metaFrom(kv map[string]string, table string) (Meta, error) {
 	if got := kv[KeyTable]; got != table {
 		return Meta{}, fmt.Errorf("%s is %q: want %q", KeyTable, got, table)
 	}
-	m := Meta{Framer: replay.Framer(kv[KeyFramer]), SourceTrace: kv[KeySourceTrace], Writer: kv[KeyWriter]}
-	if m.Framer != replay.AISBench && m.Framer != replay.SSE {
-		return Meta{}, fmt.Errorf("%s is %q: want %s or %s", KeyFramer, m.Framer, replay.AISBench, replay.SSE)
+	m := Meta{Framer: kv[KeyFramer], SourceTrace: kv[KeySourceTrace], Writer: kv[KeyWriter]}
+	if m.Framer != FramerAISBench && m.Framer != FramerSSE {
+		return Meta{}, fmt.Errorf("%s is %q: want %s or %s", KeyFramer, m.Framer, FramerAISBench, FramerSSE)
 	}
 	for _, c := range []struct {
 		key string

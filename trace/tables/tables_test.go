@@ -1,4 +1,4 @@
-package tables
+package tables_test
 
 import (
 	"bytes"
@@ -13,21 +13,31 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/sseaudit/sseaudit/audit"
+	"github.com/sseaudit/sseaudit/audit/partial"
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
 	_ "github.com/sseaudit/sseaudit/trace/parquetfile"
+	"github.com/sseaudit/sseaudit/trace/tables"
 	"github.com/sseaudit/sseaudit/tracegen"
 )
 
+// replayedRequest is one request replayed as audit replay --format parquet
+// replays it: the trace's t0, the aisbench framer's result and the record.
+type replayedRequest struct {
+	t0Ns   int64
+	result *replay.Result
+	record audit.RequestRecord
+}
+
 // replayed replays every request of the trace at path as audit report does.
-func replayed(t testing.TB, path string) []Replayed {
+func replayed(t testing.TB, path string) []replayedRequest {
 	t.Helper()
 	r, err := trace.Open(path, trace.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var out []Replayed
+	var out []replayedRequest
 	for r.Scan() {
 		req := r.Request()
 		res, err := replay.Replay(req, replay.Options{Framer: replay.AISBench})
@@ -38,7 +48,7 @@ func replayed(t testing.TB, path string) []Replayed {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, Replayed{T0Ns: req.T0Ns, Result: res, Record: audit.RecordFromReplays(req, res, sres)})
+		out = append(out, replayedRequest{t0Ns: req.T0Ns, result: res, record: audit.RecordFromReplays(req, res, sres)})
 	}
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
@@ -69,19 +79,19 @@ func generated(t testing.TB, requests int) string {
 	return path
 }
 
-var testMeta = Meta{Framer: replay.AISBench, MaxConcurrency: 4, SourceTrace: "mixed.parquet", Writer: "sseaudit test"}
+var testMeta = tables.Meta{Framer: tables.FramerAISBench, MaxConcurrency: 4, SourceTrace: "mixed.parquet", Writer: "sseaudit test"}
 
 // writeTables writes rs into a new directory with small row groups, so that
 // reading crosses row group boundaries.
-func writeTables(t testing.TB, rs []Replayed, meta Meta) string {
+func writeTables(t testing.TB, rs []replayedRequest, meta tables.Meta) string {
 	t.Helper()
 	dir := t.TempDir()
-	w, err := create(dir, meta, 7, 50)
+	w, err := tables.CreateWithRowGroups(dir, meta, 7, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range rs {
-		if err := w.Write(r); err != nil {
+		if err := w.Write(partial.Rows(nil, r.t0Ns, r.result, r.record)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -91,15 +101,15 @@ func writeTables(t testing.TB, rs []Replayed, meta Meta) string {
 	return dir
 }
 
-func readRecords(dir string) ([]audit.RequestRecord, Meta, error) {
-	r, err := Open(dir)
+func readRecords(dir string) ([]audit.RequestRecord, tables.Meta, error) {
+	r, err := tables.Open(dir)
 	if err != nil {
-		return nil, Meta{}, err
+		return nil, tables.Meta{}, err
 	}
 	defer r.Close()
 	var recs []audit.RequestRecord
 	for r.Scan() {
-		recs = append(recs, r.Record())
+		recs = append(recs, partial.Record(r.Request(), r.Events()))
 	}
 	return recs, r.Meta(), r.Err()
 }
@@ -120,18 +130,18 @@ func TestRoundTrip(t *testing.T) {
 			}
 			withEvents, withSpec := 0, 0
 			for i, r := range rs {
-				if !reflect.DeepEqual(got[i], r.Record) {
-					t.Fatalf("record %d:\n got %+v\nwant %+v", i, got[i], r.Record)
+				if !reflect.DeepEqual(got[i], r.record) {
+					t.Fatalf("record %d:\n got %+v\nwant %+v", i, got[i], r.record)
 				}
-				for j, tp := range r.Record.TimePoints {
+				for j, tp := range r.record.TimePoints {
 					if math.Float64bits(got[i].TimePoints[j]) != math.Float64bits(tp) {
 						t.Fatalf("record %d time point %d: bits differ", i, j)
 					}
 				}
-				if r.Record.Events != nil {
+				if r.record.Events != nil {
 					withEvents++
 				}
-				if r.Record.Spec != nil {
+				if r.record.Spec != nil {
 					withSpec++
 				}
 			}
@@ -141,7 +151,7 @@ func TestRoundTrip(t *testing.T) {
 			want := testMeta
 			want.Requests = int64(len(rs))
 			for _, r := range rs {
-				want.Events += int64(len(r.Result.Events))
+				want.Events += int64(len(r.result.Events))
 			}
 			if meta != want {
 				t.Errorf("meta %+v: want %+v", meta, want)
@@ -155,12 +165,12 @@ func TestRoundTrip(t *testing.T) {
 func TestAtomic(t *testing.T) {
 	rs := replayed(t, "../../testdata/traces/basic.parquet")
 	dir := writeTables(t, rs, testMeta)
-	before, _ := os.ReadFile(filepath.Join(dir, RequestsFile))
-	w, err := Create(dir, testMeta)
+	before, _ := os.ReadFile(filepath.Join(dir, tables.RequestsFile))
+	w, err := tables.Create(dir, testMeta)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write(rs[0]); err != nil {
+	if err := w.Write(partial.Rows(nil, rs[0].t0Ns, rs[0].result, rs[0].record)); err != nil {
 		t.Fatal(err)
 	}
 	w.Abort()
@@ -169,10 +179,10 @@ func TestAtomic(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if !reflect.DeepEqual(names, []string{EventsFile, RequestsFile}) {
+	if !reflect.DeepEqual(names, []string{tables.EventsFile, tables.RequestsFile}) {
 		t.Errorf("directory holds %v: want only the two tables", names)
 	}
-	if after, _ := os.ReadFile(filepath.Join(dir, RequestsFile)); !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(filepath.Join(dir, tables.RequestsFile)); !bytes.Equal(before, after) {
 		t.Error("Abort changed the tables already in place")
 	}
 }
@@ -181,33 +191,11 @@ func TestAtomic(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	rs := replayed(t, generated(t, 60))
 	a, b := writeTables(t, rs, testMeta), writeTables(t, rs, testMeta)
-	for _, name := range []string{RequestsFile, EventsFile} {
+	for _, name := range []string{tables.RequestsFile, tables.EventsFile} {
 		x, _ := os.ReadFile(filepath.Join(a, name))
 		y, _ := os.ReadFile(filepath.Join(b, name))
 		if len(x) == 0 || !bytes.Equal(x, y) {
 			t.Errorf("%s: two writes of the same replay differ (%d and %d bytes)", name, len(x), len(y))
-		}
-	}
-}
-
-// TestRequestColumns checks the per-request facts against AISBench's
-// definitions on a request of the basic trace.
-func TestRequestColumns(t *testing.T) {
-	rs := replayed(t, "../../testdata/traces/basic.parquet")
-	for _, r := range rs {
-		row := requestRow(0, r)
-		tp := r.Record.TimePoints
-		if !r.Record.Success || len(tp) < 2 {
-			if row.TTFTS != nil || row.E2ELS != nil || row.TPOTS != nil || row.ITLIntervals != 0 {
-				t.Errorf("%s: per-request figures on a request AISBench does not count: %+v", r.Record.ID, row)
-			}
-			continue
-		}
-		if *row.TTFTS != tp[1]-tp[0] || *row.E2ELS != tp[len(tp)-1]-tp[0] || row.ITLIntervals != int64(len(tp)-2) {
-			t.Errorf("%s: ttft %v e2el %v itl_intervals %d from %v", r.Record.ID, *row.TTFTS, *row.E2ELS, row.ITLIntervals, tp)
-		}
-		if out := *r.Record.OutputTokens; out > 1 && *row.TPOTS != (*row.E2ELS-*row.TTFTS)/float64(out-1) {
-			t.Errorf("%s: tpot %v", r.Record.ID, *row.TPOTS)
 		}
 	}
 }
@@ -264,30 +252,30 @@ func TestBadTables(t *testing.T) {
 		damage func(t *testing.T, dir string)
 		want   string
 	}{
-		{"missing events", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, EventsFile)) },
+		{"missing events", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, tables.EventsFile)) },
 			"events.parquet: cannot open the table"},
 		{"truncated requests", func(t *testing.T, dir string) {
-			p := filepath.Join(dir, RequestsFile)
+			p := filepath.Join(dir, tables.RequestsFile)
 			data, _ := os.ReadFile(p)
 			os.WriteFile(p, data[:len(data)-100], 0o644)
 		}, "requests.parquet: ends with \"\\x00\\x00\\x1c\\x00\": want the Parquet magic bytes \"PAR1\" at the end (truncated file?)"},
 		{"not parquet", func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, EventsFile), []byte("request_id,seq\nr0,0\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, tables.EventsFile), []byte("request_id,seq\nr0,0\n"), 0o644)
 		}, "events.parquet: starts with \"requ\""},
 		{"unknown version", func(t *testing.T, dir string) {
-			rewrite[RequestRow](t, dir, RequestsFile, nil, func(kv map[string]string) { kv[KeySchemaVersion] = "2" })
+			rewrite[tables.RequestRow](t, dir, tables.RequestsFile, nil, func(kv map[string]string) { kv[tables.KeySchemaVersion] = "2" })
 		}, `requests.parquet: sseaudit.tables.schema_version is "2": this reader reads version "1"`},
 		{"no version", func(t *testing.T, dir string) {
-			rewrite[RequestRow](t, dir, RequestsFile, nil, func(kv map[string]string) { delete(kv, KeySchemaVersion) })
+			rewrite[tables.RequestRow](t, dir, tables.RequestsFile, nil, func(kv map[string]string) { delete(kv, tables.KeySchemaVersion) })
 		}, "requests.parquet: no sseaudit.tables.schema_version in the file's metadata"},
 		{"swapped files", func(t *testing.T, dir string) {
-			a, b := filepath.Join(dir, RequestsFile), filepath.Join(dir, EventsFile)
+			a, b := filepath.Join(dir, tables.RequestsFile), filepath.Join(dir, tables.EventsFile)
 			os.Rename(a, a+".x")
 			os.Rename(b, a)
 			os.Rename(a+".x", b)
 		}, `requests.parquet: sseaudit.tables.table is "events": want "requests"`},
 		{"other replay's events", func(t *testing.T, dir string) {
-			rewrite[EventRow](t, dir, EventsFile, nil, func(kv map[string]string) { kv[KeyFramer] = "sse" })
+			rewrite[tables.EventRow](t, dir, tables.EventsFile, nil, func(kv map[string]string) { kv[tables.KeyFramer] = "sse" })
 		}, "events.parquet: metadata"},
 		{"foreign schema", func(t *testing.T, dir string) {
 			type short struct {
@@ -296,29 +284,29 @@ func TestBadTables(t *testing.T) {
 			rows := []short{{"r0"}}
 			var buf bytes.Buffer
 			w := parquet.NewGenericWriter[short](&buf)
-			for _, kv := range testMeta.keyValues("requests") {
+			for _, kv := range testMeta.KeyValues("requests") {
 				w.SetKeyValueMetadata(kv[0], kv[1])
 			}
 			w.Write(rows)
 			w.Close()
-			os.WriteFile(filepath.Join(dir, RequestsFile), buf.Bytes(), 0o644)
+			os.WriteFile(filepath.Join(dir, tables.RequestsFile), buf.Bytes(), 0o644)
 		}, "requests.parquet: no column seq"},
 		{"event of another request", func(t *testing.T, dir string) {
-			rewrite(t, dir, EventsFile, func(rows []EventRow) []EventRow { rows[3].RequestID = "elsewhere"; return rows }, nil)
+			rewrite(t, dir, tables.EventsFile, func(rows []tables.EventRow) []tables.EventRow { rows[3].RequestID = "elsewhere"; return rows }, nil)
 		}, `events.parquet: row 3, request "elsewhere", column request_seq: request_seq 0, request_id "elsewhere", seq 3: want request_seq 0, request_id "req-00", seq 3`},
 		{"event missing", func(t *testing.T, dir string) {
-			oneLess := func(kv map[string]string) { kv[KeyEvents] = "106" }
-			rewrite(t, dir, EventsFile, func(rows []EventRow) []EventRow { return append(rows[:2], rows[3:]...) }, oneLess)
-			rewrite[RequestRow](t, dir, RequestsFile, nil, oneLess)
+			oneLess := func(kv map[string]string) { kv[tables.KeyEvents] = "106" }
+			rewrite(t, dir, tables.EventsFile, func(rows []tables.EventRow) []tables.EventRow { return append(rows[:2], rows[3:]...) }, oneLess)
+			rewrite[tables.RequestRow](t, dir, tables.RequestsFile, nil, oneLess)
 		}, "seq 3: want request_seq 0, request_id \"req-00\", seq 2"},
 		{"unknown class", func(t *testing.T, dir string) {
-			rewrite(t, dir, EventsFile, func(rows []EventRow) []EventRow { rows[0].Class = "delta"; return rows }, nil)
+			rewrite(t, dir, tables.EventsFile, func(rows []tables.EventRow) []tables.EventRow { rows[0].Class = "delta"; return rows }, nil)
 		}, `events.parquet: row 0, request "req-00", column class: class "delta"`},
 		{"wrong seq", func(t *testing.T, dir string) {
-			rewrite(t, dir, RequestsFile, func(rows []RequestRow) []RequestRow { rows[1], rows[2] = rows[2], rows[1]; return rows }, nil)
+			rewrite(t, dir, tables.RequestsFile, func(rows []tables.RequestRow) []tables.RequestRow { rows[1], rows[2] = rows[2], rows[1]; return rows }, nil)
 		}, "requests.parquet: row 1, request \"req-02\", column seq: seq 2: want 1"},
 		{"time point differs", func(t *testing.T, dir string) {
-			rewrite(t, dir, EventsFile, func(rows []EventRow) []EventRow {
+			rewrite(t, dir, tables.EventsFile, func(rows []tables.EventRow) []tables.EventRow {
 				for i := range rows {
 					if rows[i].TimeS != nil {
 						*rows[i].TimeS = math.Nextafter(*rows[i].TimeS, 0)
@@ -329,17 +317,17 @@ func TestBadTables(t *testing.T) {
 			}, nil)
 		}, "column time_s: time_s"},
 		{"class count differs", func(t *testing.T, dir string) {
-			rewrite(t, dir, RequestsFile, func(rows []RequestRow) []RequestRow { rows[0].EventsContent++; return rows }, nil)
+			rewrite(t, dir, tables.RequestsFile, func(rows []tables.RequestRow) []tables.RequestRow { rows[0].EventsContent++; return rows }, nil)
 		}, "requests.parquet: row 0, request \"req-00\", column events_content"},
 		{"half a spec view", func(t *testing.T, dir string) {
-			rewrite(t, dir, RequestsFile, func(rows []RequestRow) []RequestRow { rows[0].FieldLines = nil; return rows }, nil)
+			rewrite(t, dir, tables.RequestsFile, func(rows []tables.RequestRow) []tables.RequestRow { rows[0].FieldLines = nil; return rows }, nil)
 		}, "some spec_* columns are null and some are not"},
 		{"row count differs from metadata", func(t *testing.T, dir string) {
-			rewrite(t, dir, RequestsFile, func(rows []RequestRow) []RequestRow { return rows[:5] }, nil)
+			rewrite(t, dir, tables.RequestsFile, func(rows []tables.RequestRow) []tables.RequestRow { return rows[:5] }, nil)
 		}, "requests.parquet: 5 rows: the metadata's sseaudit.tables.requests says 10"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTables(t, rs, Meta{Framer: replay.AISBench, MaxConcurrency: 2, SourceTrace: "basic.parquet", Writer: "test"})
+			dir := writeTables(t, rs, tables.Meta{Framer: tables.FramerAISBench, MaxConcurrency: 2, SourceTrace: "basic.parquet", Writer: "test"})
 			tc.damage(t, dir)
 			_, _, err := readRecords(dir)
 			if err == nil {

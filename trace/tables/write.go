@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/parquet-go/parquet-go"
-
-	"github.com/sseaudit/sseaudit/audit"
-	"github.com/sseaudit/sseaudit/replay"
 )
 
 // Row group bounds, in rows: a row group is what a writer holds in memory
@@ -18,15 +15,6 @@ const (
 	EventRowGroupRows   = 64 * 1024
 )
 
-// Replayed is one request as the tables take it: the trace's t0, what the
-// framer replayed and the record audit.Builder takes (audit.RecordFromReplays
-// of the same replay).
-type Replayed struct {
-	T0Ns   int64
-	Result *replay.Result
-	Record audit.RequestRecord
-}
-
 // Writer writes the two tables of one replay into a directory, each to a
 // temporary file renamed into place by Close: a reader never sees half a
 // table.
@@ -35,7 +23,6 @@ type Writer struct {
 	requests *tableWriter[RequestRow]
 	events   *tableWriter[EventRow]
 	reqRow   []RequestRow // one row, reused
-	evRows   []EventRow   // one request's events, reused
 	err      error
 }
 
@@ -96,8 +83,8 @@ func Create(dir string, meta Meta) (*Writer, error) {
 // create is Create with row group bounds (tests cross row groups with small
 // ones).
 func create(dir string, meta Meta, requestRows, eventRows int64) (*Writer, error) {
-	if meta.Framer != replay.AISBench && meta.Framer != replay.SSE {
-		return nil, fmt.Errorf("tables: framer %q: want %s or %s", meta.Framer, replay.AISBench, replay.SSE)
+	if meta.Framer != FramerAISBench && meta.Framer != FramerSSE {
+		return nil, fmt.Errorf("tables: framer %q: want %s or %s", meta.Framer, FramerAISBench, FramerSSE)
 	}
 	requests, err := newTableWriter[RequestRow](dir, RequestsFile, requestRows)
 	if err != nil {
@@ -112,24 +99,30 @@ func create(dir string, meta Meta, requestRows, eventRows int64) (*Writer, error
 	return &Writer{meta: meta, requests: requests, events: events, reqRow: make([]RequestRow, 1)}, nil
 }
 
-// Write adds the next request of the trace and its events.
-func (w *Writer) Write(r Replayed) error {
+// Write adds the next request of the trace and its events, in order. It
+// fills in the keys that tie the rows together: request's seq (its place in
+// the trace) and each event's request_id, request_seq and seq, in events
+// itself. It keeps no row: the caller may reuse events.
+func (w *Writer) Write(request RequestRow, events []EventRow) error {
 	if w.err != nil {
 		return w.err
 	}
-	seq := w.meta.Requests
-	w.reqRow[0] = requestRow(seq, r)
-	w.evRows = appendEventRows(w.evRows[:0], seq, r)
+	request.Seq = w.meta.Requests
+	w.reqRow[0] = request
+	for i := range events {
+		e := &events[i]
+		e.RequestID, e.RequestSeq, e.Seq = request.RequestID, request.Seq, int64(i)
+	}
 	if _, err := w.requests.pw.Write(w.reqRow); err != nil {
-		w.err = fmt.Errorf("%s: request %q: %w", w.requests.path, r.Record.ID, err)
+		w.err = fmt.Errorf("%s: request %q: %w", w.requests.path, request.RequestID, err)
 		return w.err
 	}
-	if _, err := w.events.pw.Write(w.evRows); err != nil {
-		w.err = fmt.Errorf("%s: request %q: %w", w.events.path, r.Record.ID, err)
+	if _, err := w.events.pw.Write(events); err != nil {
+		w.err = fmt.Errorf("%s: request %q: %w", w.events.path, request.RequestID, err)
 		return w.err
 	}
 	w.meta.Requests++
-	w.meta.Events += int64(len(w.evRows))
+	w.meta.Events += int64(len(events))
 	return nil
 }
 
@@ -152,65 +145,3 @@ func (w *Writer) Abort() {
 	w.requests.abort()
 	w.events.abort()
 }
-
-// requestRow is the requests row of r, the seq-th request of the trace.
-func requestRow(seq int64, r Replayed) RequestRow {
-	rec, res := &r.Record, r.Result
-	row := RequestRow{
-		RequestID: rec.ID, Seq: seq, Success: rec.Success, T0Ns: r.T0Ns,
-		TimePointsS: rec.TimePoints, InputTokens: rec.InputTokens, OutputTokens: rec.OutputTokens,
-		TokenSource: res.TokenSource, EventRecords: rec.Events != nil, BodyBytes: res.Bytes.Sum(),
-	}
-	if res.ErrorInfo != "" {
-		row.Error = &res.ErrorInfo
-	}
-	// What AISBench's _calc_perf_data computes for a request it counts as
-	// successful (two time points at least).
-	if tp := rec.TimePoints; rec.Success && len(tp) >= 2 {
-		e2el, ttft := tp[len(tp)-1]-tp[0], tp[1]-tp[0]
-		row.E2ELS, row.TTFTS = &e2el, &ttft
-		row.ITLIntervals = int64(len(tp) - 2)
-		if out := rec.OutputTokens; out != nil && *out > 0 {
-			tpot := 0.0
-			if *out > 1 {
-				tpot = (e2el - ttft) / float64(*out-1)
-			}
-			row.TPOTS = &tpot
-		}
-	}
-	for i, n := range row.classCounts() {
-		*n = int64(res.Counts[replay.Classes[i]])
-	}
-	if v := rec.Spec; v != nil {
-		row.SpecSuccess = &v.Success
-		row.SpecEvents, row.SpecFirstNs, row.SpecLastNs = ptr(int64(v.Events)), &v.FirstNs, &v.LastNs
-		row.CommentInBlock, row.FieldLines, row.MultiLineData = ptr(int64(v.CommentInBlock)), ptr(int64(v.FieldLines)), ptr(int64(v.MultiLineData))
-	}
-	return row
-}
-
-// appendEventRows appends the events rows of r, the seq-th request. The
-// record's time point and token count go to the recorded events when the
-// record holds them.
-func appendEventRows(dst []EventRow, seq int64, r Replayed) []EventRow {
-	rec := &r.Record
-	k := 0 // recorded events so far
-	for i, e := range r.Result.Events {
-		row := EventRow{
-			RequestID: rec.ID, RequestSeq: seq, Seq: int64(i), Class: e.Class.String(), TNs: e.TNs,
-			Recorded: e.Recorded, PayloadBytes: e.End - e.Start,
-			ContentBytes: int64(e.ContentBytes), ReasoningBytes: int64(e.ReasoningBytes),
-		}
-		if e.Recorded && rec.Events != nil {
-			row.TimeS = &rec.TimePoints[k+1]
-			if t := rec.Events[k].Tokens; t != -1 {
-				row.Tokens = &rec.Events[k].Tokens
-			}
-			k++
-		}
-		dst = append(dst, row)
-	}
-	return dst
-}
-
-func ptr[T any](v T) *T { return &v }
