@@ -13,73 +13,28 @@ import (
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/trace/parquetfile/parquetedit"
 )
 
-// rewriteFooter decodes the footer of a Parquet file, lets edit change it,
-// and re-encodes it: a way to make files whose metadata lies.
+// rewriteFooter is parquetedit.EditFooter, failing the test on an error.
 func rewriteFooter(t *testing.T, data []byte, edit func(*format.FileMetaData)) []byte {
 	t.Helper()
-	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
-	start := len(data) - 8 - n
-	var md format.FileMetaData
-	if err := thrift.Unmarshal(&thrift.CompactProtocol{}, data[start:len(data)-8], &md); err != nil {
-		t.Fatal(err)
-	}
-	edit(&md)
-	footer, err := thrift.Marshal(&thrift.CompactProtocol{}, &md)
+	out, err := parquetedit.EditFooter(data, edit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := append([]byte{}, data[:start]...)
-	out = append(out, footer...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
-	return append(out, magic...)
+	return out
 }
 
-// inflatePageHeader rewrites the first page header of the first column chunk
-// to claim uncompressed bytes, shifting the offsets in the footer to match.
+// inflatePageHeader is parquetedit.InflateFirstPage, failing the test on an
+// error.
 func inflatePageHeader(t *testing.T, data []byte, uncompressed int32) []byte {
 	t.Helper()
-	var proto thrift.CompactProtocol
-	n, err := thriftStructLen(data[4:])
+	out, err := parquetedit.InflateFirstPage(data, uncompressed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var h format.PageHeader
-	if err := thrift.Unmarshal(&proto, data[4:4+n], &h); err != nil {
-		t.Fatal(err)
-	}
-	h.UncompressedPageSize = uncompressed
-	enc, err := thrift.Marshal(&proto, &h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	delta := int64(len(enc) - n)
-	out := append(append(append([]byte{}, data[:4]...), enc...), data[4+n:]...)
-	return rewriteFooter(t, out, func(md *format.FileMetaData) {
-		shift := func(off *int64) {
-			if *off > 4 {
-				*off += delta
-			}
-		}
-		for i := range md.RowGroups {
-			rg := &md.RowGroups[i]
-			shift(&rg.FileOffset)
-			for j := range rg.Columns {
-				c := &rg.Columns[j]
-				shift(&c.FileOffset)
-				shift(&c.MetaData.DataPageOffset)
-				shift(&c.MetaData.DictionaryPageOffset)
-				shift(&c.MetaData.IndexPageOffset)
-				shift(&c.OffsetIndexOffset)
-				shift(&c.ColumnIndexOffset)
-				shift(&c.MetaData.BloomFilterOffset)
-				if i == 0 && j == 0 {
-					c.MetaData.TotalCompressedSize += delta
-				}
-			}
-		}
-	})
+	return out
 }
 
 func TestBadInput(t *testing.T) {

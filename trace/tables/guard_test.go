@@ -1,7 +1,6 @@
 package tables_test
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -10,76 +9,32 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/trace/parquetfile/parquetedit"
 	"github.com/sseaudit/sseaudit/trace/tables"
 )
 
-// editFooter decodes the footer of a Parquet file, lets edit change it and
-// re-encodes it: a way to make files whose metadata lies.
+// editFooter is parquetedit.EditFooter, failing the test on an error.
 func editFooter(t *testing.T, data []byte, edit func(*format.FileMetaData)) []byte {
 	t.Helper()
-	var proto thrift.CompactProtocol
-	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
-	start := len(data) - 8 - n
-	var md format.FileMetaData
-	if err := thrift.Unmarshal(&proto, data[start:len(data)-8], &md); err != nil {
-		t.Fatal(err)
-	}
-	edit(&md)
-	footer, err := thrift.Marshal(&proto, &md)
+	out, err := parquetedit.EditFooter(data, edit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := append(append([]byte{}, data[:start]...), footer...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
-	return append(out, "PAR1"...)
+	return out
 }
 
-// inflateFirstPage rewrites the header of the file's first page (at byte 4)
-// to claim uncompressed bytes, shifting the footer's offsets to match.
+// inflateFirstPage is parquetedit.InflateFirstPage, failing the test on an
+// error.
 func inflateFirstPage(t *testing.T, data []byte, uncompressed int32) []byte {
 	t.Helper()
-	var proto thrift.CompactProtocol
-	rest := bytes.NewReader(data[4:])
-	var h format.PageHeader
-	if err := thrift.NewDecoder(proto.NewReader(rest)).Decode(&h); err != nil {
-		t.Fatal(err)
-	}
-	n := len(data) - 4 - rest.Len()
-	h.UncompressedPageSize = uncompressed
-	header, err := thrift.Marshal(&proto, &h)
+	out, err := parquetedit.InflateFirstPage(data, uncompressed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	delta := int64(len(header) - n)
-	out := append(append(append([]byte{}, data[:4]...), header...), data[4+n:]...)
-	return editFooter(t, out, func(md *format.FileMetaData) {
-		shift := func(off *int64) {
-			if *off > 4 {
-				*off += delta
-			}
-		}
-		for i := range md.RowGroups {
-			rg := &md.RowGroups[i]
-			shift(&rg.FileOffset)
-			for j := range rg.Columns {
-				c := &rg.Columns[j]
-				shift(&c.FileOffset)
-				shift(&c.MetaData.DataPageOffset)
-				shift(&c.MetaData.DictionaryPageOffset)
-				shift(&c.MetaData.IndexPageOffset)
-				shift(&c.OffsetIndexOffset)
-				shift(&c.ColumnIndexOffset)
-				shift(&c.MetaData.BloomFilterOffset)
-				if i == 0 && j == 0 {
-					c.MetaData.TotalCompressedSize += delta
-				}
-			}
-		}
-	})
+	return out
 }
 
 // TestHostileSizes: a table whose metadata or page headers claim sizes its

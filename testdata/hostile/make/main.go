@@ -27,6 +27,7 @@ import (
 	"github.com/sseaudit/sseaudit/trace"
 	_ "github.com/sseaudit/sseaudit/trace/arrowfile"
 	_ "github.com/sseaudit/sseaudit/trace/parquetfile"
+	"github.com/sseaudit/sseaudit/trace/parquetfile/parquetedit"
 )
 
 var dir = filepath.Join("testdata", "hostile")
@@ -203,27 +204,16 @@ func nonContiguousFlat(format string) []byte {
 }
 
 func rewriteFooter(data []byte, edit func(*format.FileMetaData)) []byte {
-	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
-	start := len(data) - 8 - n
-	var md format.FileMetaData
-	if err := thrift.Unmarshal(&thrift.CompactProtocol{}, data[start:len(data)-8], &md); err != nil {
-		log.Fatal(err)
-	}
-	edit(&md)
-	footer, err := thrift.Marshal(&thrift.CompactProtocol{}, &md)
+	out, err := parquetedit.EditFooter(data, edit)
 	if err != nil {
 		log.Fatal(err)
 	}
-	out := append([]byte{}, data[:start]...)
-	out = append(out, footer...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
-	return append(out, "PAR1"...)
+	return out
 }
 
 func footerOf(data []byte) format.FileMetaData {
-	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
-	var md format.FileMetaData
-	if err := thrift.Unmarshal(&thrift.CompactProtocol{}, data[len(data)-8-n:len(data)-8], &md); err != nil {
+	md, err := parquetedit.Footer(data)
+	if err != nil {
 		log.Fatal(err)
 	}
 	return md
@@ -232,44 +222,11 @@ func footerOf(data []byte) format.FileMetaData {
 // inflatePageHeader makes the first page header of the file claim
 // uncompressed bytes, shifting the offsets in the footer to match.
 func inflatePageHeader(data []byte, uncompressed int32) []byte {
-	var proto thrift.CompactProtocol
-	var h format.PageHeader
-	rd := bytes.NewReader(data[4:])
-	if err := thrift.NewDecoder(proto.NewReader(rd)).Decode(&h); err != nil {
-		log.Fatal(err)
-	}
-	n := len(data[4:]) - rd.Len() // the header's length
-	h.UncompressedPageSize = uncompressed
-	enc, err := thrift.Marshal(&proto, &h)
+	out, err := parquetedit.InflateFirstPage(data, uncompressed)
 	if err != nil {
 		log.Fatal(err)
 	}
-	delta := int64(len(enc) - n)
-	out := append(append(append([]byte{}, data[:4]...), enc...), data[4+n:]...)
-	return rewriteFooter(out, func(md *format.FileMetaData) {
-		shift := func(off *int64) {
-			if *off > 4 {
-				*off += delta
-			}
-		}
-		for i := range md.RowGroups {
-			rg := &md.RowGroups[i]
-			shift(&rg.FileOffset)
-			for j := range rg.Columns {
-				c := &rg.Columns[j]
-				shift(&c.FileOffset)
-				shift(&c.MetaData.DataPageOffset)
-				shift(&c.MetaData.DictionaryPageOffset)
-				shift(&c.MetaData.IndexPageOffset)
-				shift(&c.OffsetIndexOffset)
-				shift(&c.ColumnIndexOffset)
-				shift(&c.MetaData.BloomFilterOffset)
-				if i == 0 && j == 0 {
-					c.MetaData.TotalCompressedSize += delta
-				}
-			}
-		}
-	})
+	return out
 }
 
 // cutLastRowGroup removes the data bytes of the last row group, keeping the
