@@ -307,7 +307,7 @@ func sameRequestColumns(a, b *Request) (string, bool) {
 		return "input_tokens", false
 	case !eqPtr(a.OutputTokens, b.OutputTokens):
 		return "output_tokens", false
-	case !eqFloats(a.TimePointsS, b.TimePointsS):
+	case !SameFloatBits(a.TimePointsS, b.TimePointsS):
 		return "time_points_s", false
 	}
 	for i := range a.Extra {
@@ -328,7 +328,9 @@ func eqPtr[T comparable](a, b *T) bool {
 	return *a == *b
 }
 
-func eqFloats(a, b []float64) bool {
+// SameFloatBits reports whether two lists are both nil or hold the same
+// float64 bits (so NaN equals itself and -0 differs from 0).
+func SameFloatBits(a, b []float64) bool {
 	if (a == nil) != (b == nil) || len(a) != len(b) {
 		return false
 	}

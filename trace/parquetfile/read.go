@@ -528,7 +528,7 @@ func (d *decoder) decode(req *trace.Request, fr *trace.FlatRow) error {
 			req.Extra[l.extra] = d.extraValue(c, st, kind, l.extra)
 		}
 	}
-	if d.same && sameFloats(tps, d.first.TimePointsS) {
+	if d.same && trace.SameFloatBits(tps, d.first.TimePointsS) {
 		tps = d.first.TimePointsS
 	}
 	if tps != nil {
@@ -582,19 +582,6 @@ func set[T comparable](p *T, v T) {
 	if *p != v {
 		*p = v
 	}
-}
-
-// sameFloats reports whether two lists are both null or hold the same bits.
-func sameFloats(a, b []float64) bool {
-	if (a == nil) != (b == nil) || len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // int64Ptr is the value of slot st of an optional INT64 column; first is
