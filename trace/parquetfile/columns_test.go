@@ -13,8 +13,8 @@ import (
 )
 
 // TestPageVariants reads files whose pages take the reader's other paths:
-// dictionary-encoded pages (read value by value), data pages v1, and pages
-// so small that each holds a few values.
+// dictionary-encoded pages (read by index), data pages v1, and pages so
+// small that each holds a few values.
 func TestPageVariants(t *testing.T) {
 	reqs := sampleRequests()
 	for i := range 40 {
@@ -40,20 +40,8 @@ func TestPageVariants(t *testing.T) {
 	} {
 		for _, layout := range []trace.Layout{trace.Nested, trace.Flat} {
 			t.Run(variant.name+"/"+string(layout), func(t *testing.T) {
-				var buf bytes.Buffer
-				w, err := newWriter(&buf, trace.WriteOptions{Extra: allExtras, Layout: layout, RowGroupRequests: 16}, variant.options...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := range reqs {
-					if err := w.Write(&reqs[i]); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := w.Close(); err != nil {
-					t.Fatal(err)
-				}
-				_, got, err := readAll(t, "variant.parquet", buf.Bytes())
+				data := writeTraceWith(t, reqs, trace.WriteOptions{Extra: allExtras, Layout: layout, RowGroupRequests: 16}, variant.options...)
+				_, got, err := readAll(t, "variant.parquet", data)
 				if err != nil {
 					t.Fatal(err)
 				}

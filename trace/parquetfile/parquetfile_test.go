@@ -80,8 +80,15 @@ var sampleMeta = trace.Meta{
 
 func writeTrace(t testing.TB, reqs []trace.Request, opts trace.WriteOptions) []byte {
 	t.Helper()
+	return writeTraceWith(t, reqs, opts, parquet.Compression(&parquet.Zstd))
+}
+
+// writeTraceWith is writeTrace with the writer options given instead of
+// NewWriter's.
+func writeTraceWith(t testing.TB, reqs []trace.Request, opts trace.WriteOptions, options ...parquet.WriterOption) []byte {
+	t.Helper()
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, opts)
+	w, err := newWriter(&buf, opts, options...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,28 +438,16 @@ func TestCodecsAndPageVersions(t *testing.T) {
 		for _, version := range []int{1, 2} {
 			for _, layout := range []trace.Layout{trace.Nested, trace.Flat} {
 				t.Run(fmt.Sprintf("%s/v%d/%s", codec.name, version, layout), func(t *testing.T) {
-					var buf bytes.Buffer
-					w, err := newWriter(&buf, trace.WriteOptions{Extra: allExtras, Layout: layout, RowGroupRequests: 3},
+					data := writeTraceWith(t, reqs, trace.WriteOptions{Extra: allExtras, Layout: layout, RowGroupRequests: 3},
 						parquet.Compression(codec.codec), parquet.DataPageVersion(version))
-					if err != nil {
-						t.Fatal(err)
-					}
-					for i := range reqs {
-						if err := w.Write(&reqs[i]); err != nil {
-							t.Fatal(err)
-						}
-					}
-					if err := w.Close(); err != nil {
-						t.Fatal(err)
-					}
-					pf, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+					pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
 					if err != nil {
 						t.Fatal(err)
 					}
 					if got, want := pf.Metadata().RowGroups[0].Columns[0].MetaData.Codec, codec.codec.CompressionCodec(); got != want {
 						t.Fatalf("written with %s, want %s", got, want)
 					}
-					_, got, err := readAll(t, "codec.parquet", buf.Bytes())
+					_, got, err := readAll(t, "codec.parquet", data)
 					if err != nil {
 						t.Fatal(err)
 					}
