@@ -60,9 +60,10 @@ func expandRuns(t *testing.T, runs string) []string {
 	return out
 }
 
-// corpusRequest wraps a file's events into an SSE body, one event a read
-// 10 ms apart, ending with [DONE].
-func corpusRequest(t *testing.T, path string) (*trace.Request, []json.RawMessage) {
+// corpusEvents reads the events of a corpus file, as written and compacted
+// as servers send them.
+func corpusEvents(t testing.TB, path string) (written []json.RawMessage, compact [][]byte) {
+	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -73,20 +74,30 @@ func corpusRequest(t *testing.T, path string) (*trace.Request, []json.RawMessage
 	if err := json.Unmarshal(raw, &file); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+	for _, e := range file.Events {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, e); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		compact = append(compact, buf.Bytes())
+	}
+	return file.Events, compact
+}
+
+// corpusRequest wraps a file's events into an SSE body, one event a read
+// 10 ms apart, ending with [DONE].
+func corpusRequest(t *testing.T, path string) (*trace.Request, []json.RawMessage) {
+	written, compact := corpusEvents(t, path)
 	status := int32(200)
 	req := &trace.Request{RequestID: filepath.Base(path), T0Ns: 1_000_000_000, HTTPStatus: &status, Chunks: []trace.Chunk{}}
 	tns := req.T0Ns
-	for _, e := range file.Events {
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, e); err != nil {
-			t.Fatal(err)
-		}
+	for _, e := range compact {
 		tns += 10_000_000
-		req.Chunks = append(req.Chunks, trace.Chunk{TNs: tns, Data: []byte("data: " + compact.String() + "\n\n")})
+		req.Chunks = append(req.Chunks, trace.Chunk{TNs: tns, Data: []byte("data: " + string(e) + "\n\n")})
 	}
 	tns += 10_000_000
 	req.Chunks = append(req.Chunks, trace.Chunk{TNs: tns, Data: []byte("data: [DONE]\n\n")})
-	return req, file.Events
+	return req, written
 }
 
 func TestRealStreams(t *testing.T) {

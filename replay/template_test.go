@@ -2,8 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -51,23 +49,7 @@ func corpusPayloads(t testing.TB) map[string][][]byte {
 	for _, dir := range corpusDirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 		for _, path := range files {
-			raw, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var file struct {
-				Events []json.RawMessage `json:"events"`
-			}
-			if err := json.Unmarshal(raw, &file); err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			for _, e := range file.Events {
-				var compact bytes.Buffer
-				if err := json.Compact(&compact, e); err != nil {
-					t.Fatal(err)
-				}
-				out[filepath.Base(path)] = append(out[filepath.Base(path)], compact.Bytes())
-			}
+			_, out[filepath.Base(path)] = corpusEvents(t, path)
 		}
 		if len(out) > 0 {
 			break
