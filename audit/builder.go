@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/sseaudit/sseaudit/replay"
 )
 
 // RequestRecord is one request as AISBench's summarizer sees it.
@@ -44,7 +43,14 @@ type Config struct {
 type Builder struct {
 	cfg      Config
 	requests []storedRecord
+	// steps is where the packed time points go: records take their steps
+	// from it one after another (no allocation, no size-class rounding a
+	// request), a new one begun when the rest is too short.
+	steps []uint32
 }
+
+// stepsSlab is the length of Builder.steps: 256 KB.
+const stepsSlab = 1 << 16
 
 // storedRecord is a RequestRecord as the Builder keeps it until Finalize: the
 // same fields, the time points packed where they allow and each event
@@ -60,7 +66,7 @@ type storedRecord struct {
 	seconds      []float64 // not packed: the points
 	InputTokens  *int64
 	OutputTokens *int64
-	Events       []storedEvent
+	Events       storedEvents
 	// Tokens are the events' token counts (EventRecord.Tokens), one each; nil
 	// when every count is unknown (-1), as on traces without continuous usage
 	// or logprobs, so that those pay nothing for them.
@@ -68,28 +74,13 @@ type storedRecord struct {
 	Spec   *SpecView
 }
 
-// storedEvent is what Finalize reads of an EventRecord besides its token
-// count: its class and whether it has content or text; 2 bytes against 40
-// (the arrival time and the byte counts are not read).
-type storedEvent struct {
-	Class replay.Class
-	flags uint8
-}
-
-const (
-	eventHasContent uint8 = 1 << iota // ContentBytes > 0
-	eventHasText                      // ContentBytes > 0 || ReasoningBytes > 0
-)
-
-func (e storedEvent) HasContent() bool { return e.flags&eventHasContent != 0 }
-func (e storedEvent) HasText() bool    { return e.flags&eventHasText != 0 }
-
 // packTimePoints packs time points that are SecondsFromNanos of whole
 // nanoseconds (as replay makes them from arrival times), never decreasing,
 // no step longer than 2^32-1 ns (4.3 s): t0 in nanoseconds and 4 bytes a
 // step, which decode to the same float64 values bit for bit (each point is
-// checked). ok is false for any other list, NaN, -0 or an empty one.
-func packTimePoints(tp []float64) (t0Ns int64, stepsNs []uint32, ok bool) {
+// checked), into dst's memory (its capacity at least len(tp)-1). ok is
+// false for any other list, NaN, -0 or an empty one.
+func packTimePoints(tp []float64, dst []uint32) (t0Ns int64, stepsNs []uint32, ok bool) {
 	var prev int64
 	for i, t := range tp {
 		if !(math.Abs(t) < 9e9) { // t*1e9 within int64
@@ -99,8 +90,8 @@ func packTimePoints(tp []float64) (t0Ns int64, stepsNs []uint32, ok bool) {
 		if math.Float64bits(SecondsFromNanos(ns)) != math.Float64bits(t) {
 			return 0, nil, false
 		}
-		if i == 0 { // checked before anything is allocated: other lists fail here mostly
-			t0Ns, stepsNs = ns, make([]uint32, len(tp)-1)
+		if i == 0 {
+			t0Ns, stepsNs = ns, dst[:len(tp)-1]
 		} else {
 			step := ns - prev
 			if step < 0 || step > math.MaxUint32 {
@@ -154,21 +145,19 @@ func NewBuilder(cfg Config) *Builder {
 // Add records one request. Requests must come in trace order (AISBench's
 // details order); the record is copied.
 func (b *Builder) Add(rec RequestRecord) {
-	st := storedRecord{ID: rec.ID, Success: rec.Success}
-	if st.t0Ns, st.stepsNs, st.packed = packTimePoints(rec.TimePoints); !st.packed {
+	st := storedRecord{ID: rec.ID, Success: rec.Success, Events: storeEvents(rec.Events)}
+	n := max(len(rec.TimePoints)-1, 0)
+	if cap(b.steps)-len(b.steps) < n {
+		b.steps = make([]uint32, 0, max(stepsSlab, n))
+	}
+	free := b.steps[len(b.steps):]
+	if st.t0Ns, st.stepsNs, st.packed = packTimePoints(rec.TimePoints, free); st.packed {
+		st.stepsNs = st.stepsNs[:n:n]
+		b.steps = b.steps[:len(b.steps)+n]
+	} else {
 		st.seconds = slices.Clone(rec.TimePoints)
 	}
 	if rec.Events != nil {
-		st.Events = make([]storedEvent, len(rec.Events))
-		for i, e := range rec.Events {
-			st.Events[i] = storedEvent{Class: e.Class}
-			if e.HasContent() {
-				st.Events[i].flags |= eventHasContent
-			}
-			if e.HasText() {
-				st.Events[i].flags |= eventHasText
-			}
-		}
 		if slices.ContainsFunc(rec.Events, func(e EventRecord) bool { return e.Tokens != -1 }) {
 			st.Tokens = make([]int64, len(rec.Events))
 			for i, e := range rec.Events {
@@ -192,18 +181,14 @@ func (b *Builder) Add(rec RequestRecord) {
 }
 
 // perRequest is what _calc_perf_data derives from a successful request's time
-// points; token-dependent values are derived per stage, once counts are checked.
+// points; token-dependent values are derived per stage, once counts are
+// checked, and the intervals are the request's facts'.
 type perRequest struct {
-	trace     int // index in trace order
-	start     float64
-	end       float64
-	latency   float64
-	ttft      float64
-	intervals []float64 // np.diff(tp[1:]); nil for <= 2 time points
-	off       int       // where intervals starts in Finalize's arena of all of them
-	input     *int64
-	output    *int64
-	id        string
+	trace   int // index in trace order
+	start   float64
+	end     float64
+	latency float64
+	ttft    float64
 }
 
 // Finalize computes both stages. Its error is for an unusable configuration
@@ -219,11 +204,10 @@ func (b *Builder) Finalize() (*Report, error) {
 	// AISBench keeps the success flag of every request, and every other field
 	// for successful requests only: two lists of different lengths.
 	successFlags := make([]bool, len(b.requests))
-	// Every successful request's intervals, in trace order, in one arena: a
-	// stage whose requests are consecutive there pools them without a copy.
-	// Each request's place in the arena and among the successes is known
-	// first, so that parts of the requests are derived at once.
-	arenaLen, succeeded := 0, 0
+	// Each request's place among the successes is known first, so that
+	// parts of the requests are derived at once, parts of about as many
+	// intervals.
+	intervals, succeeded := 0, 0
 	for i := range b.requests {
 		rec := &b.requests[i]
 		successFlags[i] = rec.Success && rec.points() >= 2
@@ -232,17 +216,16 @@ func (b *Builder) Finalize() (*Report, error) {
 		}
 		if successFlags[i] {
 			succeeded++
-			arenaLen += rec.points() - 2
+			intervals += rec.points() - 2
 		}
 	}
-	arena := make([]float64, arenaLen)
 	successes := make([]perRequest, succeeded)
 	// sseaudit's per-request facts, from the same time points.
 	facts := make([]requestFacts, len(b.requests))
-	parts := b.requestParts(successFlags, arenaLen)
+	parts := b.requestParts(successFlags, intervals)
 	tasks := make([]func(), len(parts))
 	for k := range parts {
-		tasks[k] = func() { b.derive(&parts[k], successFlags, arena, successes, facts) }
+		tasks[k] = func() { b.derive(&parts[k], successFlags, successes, facts) }
 	}
 	inParallel(tasks...)
 	var nanErr error // the first in trace order
@@ -255,7 +238,12 @@ func (b *Builder) Finalize() (*Report, error) {
 	rep.Requests.Succeeded = len(successes)
 	rep.Requests.Failed = len(b.requests) - len(successes)
 
-	c := stageCalc{stats: stats, maxConcurrency: b.cfg.MaxConcurrency, successFlags: successFlags, successes: successes, arena: arena}
+	c := stageCalc{stats: stats, maxConcurrency: b.cfg.MaxConcurrency, successFlags: successFlags, successes: successes, requests: b.requests, facts: facts}
+	for _, s := range rep.AllStats {
+		if !rep.InAISBenchTable(s) {
+			c.extraStats = append(c.extraStats, s)
+		}
+	}
 	rep.Total = &StageResult{Stage: StageTotal}
 	rep.Stable = &StageResult{Stage: StageStable}
 	computable := false
@@ -319,24 +307,23 @@ func (b *Builder) Finalize() (*Report, error) {
 }
 
 // requestPart is a run of requests, [from, to), whose per-request values
-// derive computes, and where they go: its successes from successes[success]
-// on, their intervals from arena[arenaOffset] on.
+// derive computes, and where its successes go: from successes[success] on.
 type requestPart struct {
-	from, to             int
-	success, arenaOffset int
-	nanErr               error // the part's first NaN time point
+	from, to int
+	success  int
+	nanErr   error // the part's first NaN time point
 }
 
 // requestParts cuts the requests into a part per GOMAXPROCS at most, of
 // about as many intervals each.
-func (b *Builder) requestParts(successFlags []bool, arenaLen int) []requestPart {
+func (b *Builder) requestParts(successFlags []bool, intervals int) []requestPart {
 	n := runtime.GOMAXPROCS(0)
 	parts := []requestPart{{}}
 	success, offset := 0, 0
 	for i := range b.requests {
-		if last := &parts[len(parts)-1]; len(parts) < n && i > last.from && offset*n >= len(parts)*arenaLen {
+		if last := &parts[len(parts)-1]; len(parts) < n && i > last.from && offset*n >= len(parts)*intervals {
 			last.to = i
-			parts = append(parts, requestPart{from: i, success: success, arenaOffset: offset})
+			parts = append(parts, requestPart{from: i, success: success})
 		}
 		if successFlags[i] {
 			success++
@@ -348,11 +335,12 @@ func (b *Builder) requestParts(successFlags []bool, arenaLen int) []requestPart 
 }
 
 // derive computes, for the successful requests of part p, what
-// _calc_perf_data derives (successes), their intervals np.diff(tp[1:]) in
-// the arena and sseaudit's facts, and notes p's first NaN time point.
-func (b *Builder) derive(p *requestPart, successFlags []bool, arena []float64, successes []perRequest, facts []requestFacts) {
-	var tp []float64
-	success, offset := p.success, p.arenaOffset
+// _calc_perf_data derives (successes) and sseaudit's facts, and notes p's
+// first NaN time point.
+func (b *Builder) derive(p *requestPart, successFlags []bool, successes []perRequest, facts []requestFacts) {
+	var tp, intervals []float64
+	var decoded []storedEvent
+	success := p.success
 	for i := p.from; i < p.to; i++ {
 		if !successFlags[i] {
 			continue
@@ -365,23 +353,19 @@ func (b *Builder) derive(p *requestPart, successFlags []bool, arena []float64, s
 			}
 		}
 		pr := perRequest{
-			trace: i, id: rec.ID,
+			trace: i,
 			start: tp[0], end: tp[len(tp)-1],
 			latency: tp[len(tp)-1] - tp[0],
 			ttft:    tp[1] - tp[0],
-			input:   rec.InputTokens, output: rec.OutputTokens,
 		}
-		if len(tp) > 2 {
-			pr.off = offset
-			for j := 2; j < len(tp); j++ {
-				arena[offset] = tp[j] - tp[j-1]
-				offset++
-			}
-			pr.intervals = arena[pr.off:offset:offset]
+		intervals = intervals[:0]
+		for j := 2; j < len(tp); j++ {
+			intervals = append(intervals, tp[j]-tp[j-1])
 		}
 		successes[success] = pr
 		success++
-		facts[i] = factsOf(rec, tp, pr.intervals)
+		evs := rec.Events.decode(&decoded)
+		facts[i] = factsOf(rec, tp, intervalSpan(rec), intervals, evs)
 	}
 }
 
@@ -390,7 +374,11 @@ type stageCalc struct {
 	maxConcurrency int
 	successFlags   []bool // every request, trace order
 	successes      []perRequest
-	arena          []float64 // every successes[i].intervals, in order
+	requests       []storedRecord // every request, trace order
+	facts          []requestFacts // every request, trace order
+	// extraStats are the statistics asked for beyond AISBench's columns:
+	// each metric's Extra.
+	extraStats []string
 }
 
 // total is DefaultPerfMetricCalculator: every successful request.
@@ -482,18 +470,16 @@ func (c *stageCalc) stable(st *StageResult, events []walkEvent) {
 func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dataCount, successCount int) {
 	st.DurationSeconds = duration
 	st.Requests = make([]int, len(positions))
-	reqs := make([]perRequest, len(positions))
 	for i, p := range positions {
-		reqs[i] = c.successes[p]
-		st.Requests[i] = reqs[i].trace
+		st.Requests[i] = c.successes[p].trace
 	}
-	if err := joinErrors(unknownTokens("output", reqs, func(r perRequest) *int64 { return r.output }),
-		unknownTokens("input", reqs, func(r perRequest) *int64 { return r.input })); err != nil {
+	if err := joinErrors(c.unknownTokens("output", st.Requests, func(r *storedRecord) *int64 { return r.OutputTokens }),
+		c.unknownTokens("input", st.Requests, func(r *storedRecord) *int64 { return r.InputTokens })); err != nil {
 		st.Err = err
 		return
 	}
 
-	n := len(reqs)
+	n := len(positions)
 	e2el := make([]float64, n)
 	ttft := make([]float64, n)
 	tpot := make([]float64, n)
@@ -501,35 +487,14 @@ func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dat
 	outputs := make([]float64, n)
 	speed := make([]float64, n)
 	prefill := make([]float64, n)
-	var itl []float64
-	// The pool is a piece of the arena when the requests' intervals are
-	// consecutive there (every request of a stage, in order): no copy.
-	copyITL := false
-	start, end := -1, -1
-	for _, r := range reqs {
-		if len(r.intervals) == 0 {
-			continue
-		}
-		if start < 0 {
-			start = r.off
-		} else if r.off != end {
-			copyITL = true
-			break
-		}
-		end = r.off + len(r.intervals)
-	}
-	switch {
-	case copyITL:
-		itl = make([]float64, 0, pooledLen(len(reqs), func(i int) []float64 { return reqs[i].intervals })) // one allocation for the pool
-	case start >= 0:
-		itl = c.arena[start:end:end]
-	}
-	var firstIntervals []float64
-	haveIntervals := false
+	itl := make(pool, 0, n) // the intervals, each request's where it lies
+	firstNonzero, haveIntervals := false, false
 	decodeCount := 0
 	var totalInput, totalOutput int64
-	for i, r := range reqs {
-		in, out := *r.input, *r.output
+	for i, p := range positions {
+		r := &c.successes[p]
+		rec := &c.requests[r.trace]
+		in, out := *rec.InputTokens, *rec.OutputTokens
 		e2el[i] = r.latency
 		ttft[i] = r.ttft
 		if out > 1 {
@@ -541,36 +506,39 @@ func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dat
 		if r.ttft > 0 {
 			prefill[i] = float64(in) / r.ttft
 		}
-		if len(r.intervals) > 0 {
+		f := &c.facts[r.trace]
+		nonzero := f.intervals.len() > f.zeroIntervals // numpy's .any(): a nonzero or NaN interval
+		if f.intervals.len() > 0 {
 			if !haveIntervals {
-				firstIntervals, haveIntervals = r.intervals, true
+				firstNonzero, haveIntervals = nonzero, true
 			}
-			if copyITL {
-				itl = append(itl, r.intervals...)
-			}
+			itl = append(itl, f.intervals)
 		}
-		if anyNonzero(r.intervals) {
+		if nonzero {
 			decodeCount++
 		}
 		totalInput += in
 		totalOutput += out
 	}
 
+	// A row's values are kept in the report (MetricResult.Values) but for
+	// ITL's, as long as the trace: its pool.
 	type row struct {
 		name   Metric
 		values []float64
+		pooled pool
 	}
-	rows := []row{{MetricE2EL, e2el}, {MetricTTFT, ttft}, {MetricTPOT, tpot}}
+	rows := []row{{MetricE2EL, e2el, nil}, {MetricTTFT, ttft, nil}, {MetricTPOT, tpot, nil}}
 	switch {
 	case !haveIntervals:
 		st.Removed = append(st.Removed, RemovedMetric{MetricITL, "no request has an inter-token interval (every request has at most 2 time points)"})
-	case !anyNonzero(firstIntervals):
+	case !firstNonzero:
 		st.Removed = append(st.Removed, RemovedMetric{MetricITL, "the first request with intervals has only zero intervals"})
 	default:
-		rows = append(rows, row{MetricITL, itl})
+		rows = append(rows, row{MetricITL, nil, itl})
 	}
-	rows = append(rows, row{MetricInputTokens, inputs}, row{MetricOutputTokens, outputs},
-		row{MetricOutputTokenThroughput, speed}, row{MetricPrefillTokenThroughput, prefill})
+	rows = append(rows, row{MetricInputTokens, inputs, nil}, row{MetricOutputTokens, outputs, nil},
+		row{MetricOutputTokenThroughput, speed, nil}, row{MetricPrefillTokenThroughput, prefill, nil})
 	// TTFT and TPOT go when Python's sum of them is 0 (math.isclose(s, 0) is
 	// equality); TTFT takes PrefillTokenThroughput with it.
 	drop := map[Metric]bool{}
@@ -587,11 +555,21 @@ func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dat
 		if drop[r.name] {
 			continue
 		}
-		m := MetricResult{Name: r.name, Unit: r.name.Unit(), Values: r.values, Samples: len(r.values), N: successCount}
+		samples := r.pooled
+		if samples == nil {
+			samples = poolOf(r.values)
+		}
+		m := MetricResult{Name: r.name, Unit: r.name.Unit(), Values: r.values, Samples: samples.len(), N: successCount, pooled: r.pooled}
 		if r.name == MetricTPOT || r.name == MetricITL {
 			m.N = decodeCount
 		}
-		m.Stats = statistics(c.stats, pool{r.values})
+		// AISBench's columns and the others asked for (Extra) from one set
+		// of passes over the samples.
+		all := statistics(slices.Concat(c.stats, c.extraStats), samples)
+		m.Stats = all[:len(c.stats):len(c.stats)]
+		if len(c.extraStats) > 0 {
+			m.Extra = all[len(c.stats):]
+		}
 		st.Metrics = append(st.Metrics, m)
 	}
 	slices.SortStableFunc(st.Removed, func(a, b RemovedMetric) int {
@@ -623,21 +601,13 @@ func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dat
 	}
 }
 
-// anyNonzero is numpy's .any(): true for a nonzero or NaN value.
-func anyNonzero(xs []float64) bool {
-	for _, x := range xs {
-		if x != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// unknownTokens reports the requests whose count AISBench would take from its
-// tokenizer: missing, or 0 (AISBench's loader turns a falsy 0 into None).
-func unknownTokens(kind string, reqs []perRequest, count func(perRequest) *int64) error {
+// unknownTokens reports the requests (trace indices) whose count AISBench
+// would take from its tokenizer: missing, or 0 (AISBench's loader turns a
+// falsy 0 into None).
+func (c *stageCalc) unknownTokens(kind string, requests []int, count func(*storedRecord) *int64) error {
 	e := &UnknownTokensError{Kind: kind}
-	for _, r := range reqs {
+	for _, idx := range requests {
+		r := &c.requests[idx]
 		switch v := count(r); {
 		case v == nil:
 			e.Missing++
@@ -646,7 +616,7 @@ func unknownTokens(kind string, reqs []perRequest, count func(perRequest) *int64
 		default:
 			continue
 		}
-		e.IDs = append(e.IDs, r.id)
+		e.IDs = append(e.IDs, r.ID)
 	}
 	if e.Missing+e.Zero == 0 {
 		return nil
@@ -673,13 +643,4 @@ func pyMin(xs []float64) float64 {
 		}
 	}
 	return m
-}
-
-// pooledLen is the summed length of n slices: the capacity of their pool.
-func pooledLen(n int, slice func(i int) []float64) int {
-	k := 0
-	for i := range n {
-		k += len(slice(i))
-	}
-	return k
 }

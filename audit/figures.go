@@ -183,9 +183,9 @@ func (b *Builder) figures(rep *Report, facts []requestFacts, kept []int, walked 
 	f.Timelines = b.timelines(rep, facts, kept, origin)
 	var tmBy, ttftBy []string
 	for _, idx := range kept {
-		if evs := b.requests[idx].Events; facts[idx].events && len(evs) > 0 {
-			tmBy = append(tmBy, evs[len(evs)-1].Class.String())
-			ttftBy = append(ttftBy, evs[0].Class.String())
+		if evs := &b.requests[idx].Events; facts[idx].events && evs.len() > 0 {
+			tmBy = append(tmBy, evs.last().Class.String())
+			ttftBy = append(ttftBy, evs.first().Class.String())
 		}
 	}
 	f.TmSetBy, f.TTFTSetBy = classCounts(tmBy), classCounts(ttftBy)
@@ -339,6 +339,8 @@ func (b *Builder) timelines(rep *Report, facts []requestFacts, kept []int, origi
 		}
 		rec := &b.requests[idx]
 		tp := rec.timePoints(nil)
+		var decoded []storedEvent
+		evs := rec.Events.decode(&decoded)
 		fa := facts[idx]
 		t := RequestTimeline{Index: idx, ID: rec.ID, Why: why[idx], Stable: stable[idx],
 			T0: tp[0] - origin, Tm: tp[len(tp)-1] - origin, HasEvents: fa.events,
@@ -346,22 +348,17 @@ func (b *Builder) timelines(rep *Report, facts []requestFacts, kept []int, origi
 			TPOTSeconds: math.NaN(), OutputTokens: -1,
 			ITLMeanSeconds: math.NaN(), ContentIntervalMeanSeconds: math.NaN(),
 			FirstContentSeconds: math.NaN(), LastTextSeconds: math.NaN(),
-			Intervals: len(fa.intervals), ContentIntervals: len(fa.contentGaps)}
+			Intervals: fa.intervals.len(), ContentIntervals: fa.contentGaps.len(), ZeroGaps: fa.zeroIntervals}
 		if v, ok := sloValue(rec, fa, MetricTPOT); ok {
 			t.TPOTSeconds = v
 		}
 		if rec.OutputTokens != nil {
 			t.OutputTokens = *rec.OutputTokens
 		}
-		if len(fa.intervals) > 0 {
+		if fa.intervals.len() > 0 {
 			t.ITLMeanSeconds = fa.intervalsMean
-			for _, x := range fa.intervals {
-				if x == 0 {
-					t.ZeroGaps++
-				}
-			}
 		}
-		if len(fa.contentGaps) > 0 {
+		if fa.contentGaps.len() > 0 {
 			t.ContentIntervalMeanSeconds = fa.contentMean
 		}
 		if fa.hasContent {
@@ -374,8 +371,8 @@ func (b *Builder) timelines(rep *Report, facts []requestFacts, kept []int, origi
 		for i := 1; i < len(tp); i++ {
 			cl := ""
 			if fa.events {
-				cl = rec.Events[i-1].Class.String()
-				if rec.Events[i-1].HasText() {
+				cl = evs[i-1].Class.String()
+				if evs[i-1].HasText() {
 					t.LastTextSeconds = tp[i] - origin
 					t.EventsAfterLastText = 0
 				} else if !math.IsNaN(t.LastTextSeconds) {
@@ -408,12 +405,9 @@ func distributionPair(st *StageResult, facts []requestFacts) *DistributionPair {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, idx := range st.Requests {
 		fa := &facts[idx]
-		pools := [][]float64{fa.intervals, fa.contentGaps}
-		if fa.contentFrom >= 0 {
-			pools = pools[:1]
-		}
-		for _, xs := range pools {
-			for _, x := range xs {
+		lo, hi = min(lo, fa.positiveLo), max(hi, fa.positiveHi)
+		if fa.contentFrom < 0 {
+			for _, x := range fa.contentGaps.own {
 				if x > 0 {
 					lo, hi = min(lo, x), max(hi, x)
 				}
@@ -445,16 +439,18 @@ func distributionPair(st *StageResult, facts []requestFacts) *DistributionPair {
 	// intervals' less those of the intervals outside the piece (whole
 	// numbers, so exactly), and only those are binned again.
 	withPiece, others, outside, ownContent := newHistogram(bins), newHistogram(bins), newHistogram(bins), newHistogram(bins)
+	var buf []float64
 	for _, idx := range st.Requests {
 		fa := &facts[idx]
+		intervals := fa.intervals.values(&buf)
 		if fa.contentFrom < 0 {
-			binInto(&others, fa.intervals)
-			binInto(&ownContent, fa.contentGaps)
+			binInto(&others, intervals)
+			binInto(&ownContent, fa.contentGaps.own)
 			continue
 		}
-		binInto(&withPiece, fa.intervals)
-		binInto(&outside, fa.intervals[:fa.contentFrom])
-		binInto(&outside, fa.intervals[fa.contentFrom+len(fa.contentGaps):])
+		binInto(&withPiece, intervals)
+		binInto(&outside, intervals[:fa.contentFrom])
+		binInto(&outside, intervals[fa.contentFrom+fa.contentGaps.len():])
 	}
 	acc := st.ITL
 	p.ITL = &Distribution{Metric: MetricITL, Samples: acc.Intervals, N: acc.AISBenchN,
@@ -466,17 +462,17 @@ func distributionPair(st *StageResult, facts []requestFacts) *DistributionPair {
 	if m := st.SSEMetric(MetricContentUpdateInterval); m != nil {
 		var means []float64
 		for _, idx := range st.Requests {
-			if fa := &facts[idx]; len(fa.contentGaps) > 0 {
+			if fa := &facts[idx]; fa.contentGaps.len() > 0 {
 				means = append(means, fa.contentMean)
 			}
 		}
 		pooled, ok := m.statistic("Average")
 		if !ok {
-			var sum numpySum
+			var gaps pool
 			for _, idx := range st.Requests {
-				sum.add(facts[idx].contentGaps)
+				gaps = append(gaps, facts[idx].contentGaps)
 			}
-			pooled.Raw = sum.mean()
+			pooled.Raw = gaps.mean()
 		}
 		p.Content = &Distribution{Metric: MetricContentUpdateInterval, Samples: m.Samples, N: m.N,
 			PooledMeanSeconds: pooled.Raw, PerRequestMeanSeconds: NumpyMean(means),

@@ -107,7 +107,7 @@ func TestDistributions(t *testing.T) {
 		for _, pair := range []struct {
 			dist   *Distribution
 			values []float64
-		}{{d.ITL, st.Metric(MetricITL).Values}, {d.Content, contentGapPool(st, results)}} {
+		}{{d.ITL, st.Metric(MetricITL).SampleValues()}, {d.Content, contentGapPool(st, results)}} {
 			ds := pair.dist
 			if m := st.SSEMetric(pair.dist.Metric); m != nil && m.Samples != ds.Samples {
 				t.Errorf("%s %s: %d samples, the metric has %d", d.Stage, ds.Metric, ds.Samples, m.Samples)

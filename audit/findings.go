@@ -228,12 +228,13 @@ func (b *Builder) findings(rep *Report, facts []requestFacts, kept []int) []Find
 	{
 		var roleIDs, tailIDs []string
 		var roleShift, tailShift, tp []float64
+		var decoded []storedEvent
 		for _, i := range kept {
 			rec := &b.requests[i]
-			if !facts[i].events || len(rec.Events) == 0 {
+			if !facts[i].events || rec.Events.len() == 0 {
 				continue
 			}
-			evs := rec.Events
+			evs := rec.Events.decode(&decoded)
 			if evs[0].Class == replay.ClassRole {
 				roleIDs = append(roleIDs, rec.ID)
 				if facts[i].hasText {
@@ -293,7 +294,7 @@ func (b *Builder) findings(rep *Report, facts []requestFacts, kept []int) []Find
 		}
 		tpot, itl, tpe := st.Metric(MetricTPOT), st.Metric(MetricITL), st.SSEMetric(MetricTokensPerEvent)
 		if tpot != nil && itl != nil && tpe != nil {
-			tm, im := NumpyMean(tpot.Values), NumpyMean(itl.Values)
+			tm, im := NumpyMean(tpot.Values), acc.PooledMeanSeconds // np.mean of ITL's values
 			em, emax := tokensPerEvent(st, facts)
 			if em >= 1.5 && tm < th.TPOTOverITL*im {
 				out = append(out, Finding{Code: FindingTPOTBelowITL, Severity: SeverityWarning, Stage: stage, Figure: "TPOT",
@@ -306,11 +307,8 @@ func (b *Builder) findings(rep *Report, facts []requestFacts, kept []int) []Find
 		if acc.ZeroIntervals > 0 {
 			var ids []string
 			for _, idx := range st.Requests {
-				for _, x := range facts[idx].intervals {
-					if x == 0 {
-						ids = append(ids, b.requests[idx].ID)
-						break
-					}
+				if facts[idx].zeroIntervals > 0 {
+					ids = append(ids, b.requests[idx].ID)
 				}
 			}
 			out = append(out, Finding{Code: FindingZeroIntervals, Severity: SeverityInfo, Stage: stage, Figure: "ITL",

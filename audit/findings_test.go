@@ -227,8 +227,8 @@ func TestITLAccountingByHand(t *testing.T) {
 		t.Errorf("total %d intervals, %d zero, N %d; time points say %d, %d, %d", tot.Intervals, tot.ZeroIntervals, tot.AISBenchN, intervals, zero, n)
 	}
 	itl := rep.Total.Metric(MetricITL)
-	if itl.N != tot.AISBenchN || len(itl.Values) != tot.Intervals || NumpyMean(itl.Values) != tot.PooledMeanSeconds {
-		t.Errorf("ITL row N %d samples %d, accounting %+v", itl.N, len(itl.Values), tot)
+	if itl.N != tot.AISBenchN || len(itl.SampleValues()) != tot.Intervals || NumpyMean(itl.SampleValues()) != tot.PooledMeanSeconds {
+		t.Errorf("ITL row N %d samples %d, accounting %+v", itl.N, len(itl.SampleValues()), tot)
 	}
 	var per float64
 	for _, m := range means {

@@ -209,9 +209,9 @@ func outputEvent(e storedEvent) bool { return e.HasText() || e.Class == replay.C
 
 // eventTokensKnown says whether every output event of a request carries its
 // own token count (events without text or tool calls carry none unless they say so).
-func eventTokensKnown(rec *storedRecord) bool {
+func eventTokensKnown(rec *storedRecord, evs []storedEvent) bool {
 	any := false
-	for i, e := range rec.Events {
+	for i, e := range evs {
 		if outputEvent(e) {
 			if rec.tokens(i) < 0 {
 				return false
@@ -224,9 +224,9 @@ func eventTokensKnown(rec *storedRecord) bool {
 
 // requestFacts are the per-request values behind sseaudit's metrics.
 type requestFacts struct {
-	t0, t1, tm            float64   // the first, second and last time points
-	intervals             []float64 // np.diff(tp[1:])
-	contentGaps, textGaps []float64
+	t0, t1, tm            float64 // the first, second and last time points
+	intervals             span    // np.diff(tp[1:])
+	contentGaps, textGaps span
 	// contentFrom is where contentGaps starts in intervals when it is a
 	// piece of them (the content events one run), else -1.
 	contentFrom int
@@ -235,6 +235,9 @@ type requestFacts struct {
 	// for every stage and figure (the means NaN when empty).
 	intervalsMean, contentMean float64
 	zeroIntervals              int
+	// positiveLo and positiveHi are the least and greatest of the
+	// intervals above 0 (+Inf and -Inf when none is): the figures' range.
+	positiveLo, positiveHi float64
 	ttfContent, ttfText        float64
 	// oneInstant: 3 or more time points, all after t0 at one instant.
 	oneInstant          bool
@@ -244,26 +247,30 @@ type requestFacts struct {
 	tokens              []float64 // per output event, when tokensKnown
 }
 
-// factsOf derives a request's facts from its time points tp (not kept);
-// intervals is np.diff(tp[1:]) as Finalize already computed it (nil for <= 2
-// time points). The gap slices share it when every event counts (or are a
-// piece of it when the events counted are consecutive), text gaps are the
-// content gaps when the same events count, and all are read only.
-func factsOf(rec *storedRecord, tp, intervals []float64) requestFacts {
-	f := requestFacts{t0: tp[0], t1: tp[1], tm: tp[len(tp)-1], intervals: intervals, contentFrom: -1,
-		intervalsMean: NumpyMean(intervals), contentMean: math.NaN()}
+// factsOf derives a request's facts from its time points tp, their
+// intervals np.diff(tp[1:]) and its events evs (rec.Events decoded; none
+// kept: held is the same intervals as a span of rec). The gap spans are the intervals' when every event counts
+// (or a piece of them when the events counted are consecutive), text gaps
+// are the content gaps when the same events count.
+func factsOf(rec *storedRecord, tp []float64, held span, intervals []float64, evs []storedEvent) requestFacts {
+	f := requestFacts{t0: tp[0], t1: tp[1], tm: tp[len(tp)-1], intervals: held, contentFrom: -1,
+		intervalsMean: NumpyMean(intervals), contentMean: math.NaN(),
+		positiveLo: math.Inf(1), positiveHi: math.Inf(-1)}
 	for _, x := range intervals {
 		if x == 0 {
 			f.zeroIntervals++
 		}
+		if x > 0 {
+			f.positiveLo, f.positiveHi = min(f.positiveLo, x), max(f.positiveHi, x)
+		}
 	}
 	f.oneInstant = len(tp) >= 3 && !slices.ContainsFunc(tp[2:], func(t float64) bool { return t != tp[1] })
-	if rec.Events == nil || len(rec.Events) != len(tp)-1 {
+	if evs == nil || len(evs) != len(tp)-1 {
 		return f
 	}
 	f.events = true
 	nContent, nText := 0, 0
-	for _, e := range rec.Events {
+	for _, e := range evs {
 		if e.HasContent() {
 			nContent++
 		}
@@ -272,44 +279,45 @@ func factsOf(rec *storedRecord, tp, intervals []float64) requestFacts {
 		}
 	}
 	// gaps is np.diff of the time points of the events keep selects (n of
-	// them, at least one), the first of those points, and where the gaps
-	// start in intervals when they are a piece of them (else -1).
-	gaps := func(n int, keep func(storedEvent) bool) (float64, []float64, int) {
-		if n == len(rec.Events) && len(tp) > 2 {
-			return tp[1], intervals, 0 // every event: np.diff(tp[1:]) itself
+	// them, at least one), the first of those points, where the gaps start
+	// in intervals when they are a piece of them (else -1), and their mean.
+	gaps := func(n int, keep func(storedEvent) bool) (float64, span, int, float64) {
+		if n == len(evs) && len(tp) > 2 {
+			return tp[1], held, 0, f.intervalsMean // every event: np.diff(tp[1:]) itself
 		}
 		if len(tp) > 2 {
 			// A contiguous run of events lo..hi: its gaps are intervals[lo:hi]
-			// (np.diff of tp[lo+1:hi+2], the same subtractions), read only.
-			lo := slices.IndexFunc(rec.Events, keep)
+			// (np.diff of tp[lo+1:hi+2], the same subtractions).
+			lo := slices.IndexFunc(evs, keep)
 			hi := lo + n - 1
-			if hi < len(rec.Events) && !slices.ContainsFunc(rec.Events[lo:hi+1], func(e storedEvent) bool { return !keep(e) }) {
-				return tp[lo+1], intervals[lo:hi:hi], lo
+			if hi < len(evs) && !slices.ContainsFunc(evs[lo:hi+1], func(e storedEvent) bool { return !keep(e) }) {
+				return tp[lo+1], held.sub(lo, hi), lo, NumpyMean(intervals[lo:hi])
 			}
 		}
 		ts := make([]float64, 0, n)
-		for i, e := range rec.Events {
+		for i, e := range evs {
 			if keep(e) {
 				ts = append(ts, tp[i+1])
 			}
 		}
-		return ts[0], NumpyDiff(ts), -1
+		g := NumpyDiff(ts)
+		return ts[0], ownSpan(g), -1, NumpyMean(g)
 	}
 	if nContent > 0 {
-		first, g, from := gaps(nContent, storedEvent.HasContent)
+		first, g, from, mean := gaps(nContent, storedEvent.HasContent)
 		f.hasContent, f.ttfContent, f.contentGaps, f.contentFrom = true, first-tp[0], g, from
-		f.contentMean = NumpyMean(g)
+		f.contentMean = mean
 	}
 	if nText > 0 && nText == nContent {
 		// Content implies text: the same events, the same gaps (shared).
 		f.hasText, f.ttfText, f.textGaps = true, f.ttfContent, f.contentGaps
 	} else if nText > 0 {
-		first, g, _ := gaps(nText, storedEvent.HasText)
+		first, g, _, _ := gaps(nText, storedEvent.HasText)
 		f.hasText, f.ttfText, f.textGaps = true, first-tp[0], g
 	}
-	if eventTokensKnown(rec) {
+	if eventTokensKnown(rec, evs) {
 		f.tokensKnown = true
-		for i, e := range rec.Events {
+		for i, e := range evs {
 			if outputEvent(e) {
 				f.tokens = append(f.tokens, float64(rec.Tokens[i]))
 			}
@@ -323,19 +331,6 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 	if len(st.Requests) == 0 {
 		return
 	}
-	// Statistics AISBench's table lacks, from the same raw values.
-	for i := range st.Metrics {
-		var extra []string
-		for _, s := range rep.AllStats {
-			if !rep.InAISBenchTable(s) {
-				extra = append(extra, s)
-			}
-		}
-		if extra != nil {
-			st.Metrics[i].Extra = statistics(extra, pool{st.Metrics[i].Values})
-		}
-	}
-
 	// ITL accounting. The pooled mean is np.mean of the stage's intervals
 	// concatenated in its order: the ITL row's Average when it has one,
 	// else taken request by request as np.mean adds them.
@@ -345,17 +340,18 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 	withEvents := 0
 	for _, idx := range st.Requests {
 		f := &facts[idx]
-		perRequest = append(perRequest, float64(len(f.intervals)))
-		if len(f.intervals) > 0 {
+		n := f.intervals.len()
+		perRequest = append(perRequest, float64(n))
+		if n > 0 {
 			acc.RequestsWithIntervals++
-			acc.Intervals += len(f.intervals)
+			acc.Intervals += n
 			means = append(means, f.intervalsMean)
 			acc.ZeroIntervals += f.zeroIntervals
 			if f.zeroIntervals > 0 {
 				acc.RequestsWithZero++
 			}
 		}
-		if len(f.intervals) > f.zeroIntervals { // numpy's .any(): a nonzero or NaN interval
+		if n > f.zeroIntervals { // numpy's .any(): a nonzero or NaN interval
 			acc.AISBenchN++
 		}
 		if f.events {
@@ -370,11 +366,11 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 		if average, ok := itl.statistic("Average"); ok {
 			acc.PooledMeanSeconds = average.Raw
 		} else {
-			var pooled numpySum
+			var intervals pool
 			for _, idx := range st.Requests {
-				pooled.add(facts[idx].intervals)
+				intervals = append(intervals, facts[idx].intervals)
 			}
-			acc.PooledMeanSeconds = pooled.mean()
+			acc.PooledMeanSeconds = intervals.mean()
 		}
 		acc.PerRequestMeanSeconds = NumpyMean(means)
 	}
@@ -389,13 +385,13 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 	contentIsITL, textIsContent := itl != nil, true
 	for _, idx := range st.Requests {
 		f := &facts[idx]
-		contentIsITL = contentIsITL && sameSlice(f.contentGaps, f.intervals)
-		textIsContent = textIsContent && sameSlice(f.textGaps, f.contentGaps)
+		contentIsITL = contentIsITL && f.contentGaps.same(f.intervals)
+		textIsContent = textIsContent && f.textGaps.same(f.contentGaps)
 	}
 	var contentStats []Statistic
 	for _, m := range SSEMetrics {
 		perRequestMetric := m == MetricTTFContent || m == MetricTTFText
-		var samples pool
+		samples := make(pool, 0, len(st.Requests))
 		n := 0
 		for _, idx := range st.Requests {
 			if v, ok := sseSamples(m, &facts[idx]); ok {
@@ -411,8 +407,8 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 			case m == MetricTextUpdateInterval && textIsContent:
 				mr.Stats = slices.Clone(contentStats)
 			case perRequestMetric:
-				mr.Values = slices.Concat(samples...)
-				mr.Stats = statistics(rep.AllStats, pool{mr.Values})
+				mr.Values = samples.gather()
+				mr.Stats = statistics(rep.AllStats, poolOf(mr.Values))
 			default:
 				mr.Stats = statistics(rep.AllStats, samples)
 			}
@@ -469,18 +465,18 @@ func (m *MetricResult) statisticsNamed(names []string) []Statistic {
 
 // sseSamples are a request's samples of one of sseaudit's metrics, and
 // whether it has any (a request counts towards N when it has).
-func sseSamples(m Metric, f *requestFacts) ([]float64, bool) {
+func sseSamples(m Metric, f *requestFacts) (span, bool) {
 	switch m {
 	case MetricContentUpdateInterval:
-		return f.contentGaps, len(f.contentGaps) > 0
+		return f.contentGaps, f.contentGaps.len() > 0
 	case MetricTextUpdateInterval:
-		return f.textGaps, len(f.textGaps) > 0
+		return f.textGaps, f.textGaps.len() > 0
 	case MetricTTFContent:
-		return []float64{f.ttfContent}, f.hasContent
+		return ownSpan([]float64{f.ttfContent}), f.hasContent
 	case MetricTTFText:
-		return []float64{f.ttfText}, f.hasText
+		return ownSpan([]float64{f.ttfText}), f.hasText
 	}
-	return f.tokens, f.tokensKnown
+	return ownSpan(f.tokens), f.tokensKnown
 }
 
 // sloValue is a request's value of a per-request metric, as AISBench computes
@@ -533,10 +529,11 @@ func (b *Builder) windowed(st *StageResult, kept []int) {
 	var tokens, outputEvents, points int64
 	allKnown, allEvents := true, true
 	var tp []float64
+	var decoded []storedEvent
 	for _, idx := range kept {
 		rec := &b.requests[idx]
 		tp = rec.timePoints(tp)
-		evs := rec.Events
+		evs := rec.Events.decode(&decoded)
 		if evs == nil || len(evs) != len(tp)-1 {
 			evs = nil
 			allEvents = false
@@ -586,8 +583,3 @@ func (b *Builder) windowed(st *StageResult, kept []int) {
 	st.Windowed = wt
 }
 
-// sameSlice reports whether a and b are the same slice of the same array (or
-// both empty).
-func sameSlice(a, b []float64) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}

@@ -201,8 +201,8 @@ func checkStageAgainstOracle(t *testing.T, rep *Report, stage Stage, want *oracl
 		if err := json.Unmarshal(want.NumpyRaw[string(m.Name)], &raw); err != nil {
 			t.Fatal(err)
 		}
-		if samples, _ := raw["samples"].(float64); int(samples) != len(m.Values) {
-			t.Errorf("%s %s has %d samples, AISBench %v", stage, m.Name, len(m.Values), raw["samples"])
+		if samples, _ := raw["samples"].(float64); int(samples) != len(m.SampleValues()) || m.Samples != len(m.SampleValues()) {
+			t.Errorf("%s %s has %d samples (Samples %d), AISBench %v", stage, m.Name, len(m.SampleValues()), m.Samples, raw["samples"])
 		}
 		for _, stat := range m.Stats {
 			// The oracle writes non-finite numbers as the strings "inf" and "nan".
@@ -252,12 +252,13 @@ func TestPerRequestValuesMatchAISBench(t *testing.T) {
 			if got == nil {
 				t.Fatalf("%s: no %s", name, m)
 			}
-			if len(got.Values) != len(want) {
-				t.Fatalf("%s %s: %d values, AISBench %d", name, m, len(got.Values), len(want))
+			values := got.SampleValues()
+			if len(values) != len(want) {
+				t.Fatalf("%s %s: %d values, AISBench %d", name, m, len(values), len(want))
 			}
 			for i := range want {
-				if !sameFloat(got.Values[i], want[i]) {
-					t.Errorf("%s %s[%d] = %v, AISBench %v", name, m, i, got.Values[i], want[i])
+				if !sameFloat(values[i], want[i]) {
+					t.Errorf("%s %s[%d] = %v, AISBench %v", name, m, i, values[i], want[i])
 				}
 			}
 		}

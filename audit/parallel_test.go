@@ -103,7 +103,7 @@ func TestContentGapsFromIntervals(t *testing.T) {
 				}
 			}
 			m := st.SSEMetric(MetricContentUpdateInterval)
-			if want := statistics(rep.AllStats, pool{content}); !slices.Equal(m.Stats, want) {
+			if want := statistics(rep.AllStats, poolOf(content)); !slices.Equal(m.Stats, want) {
 				t.Errorf("%s %s: content statistics %v, want %v", name, d.Stage, m.Stats, want)
 			}
 			if d.Content.PooledMeanSeconds != NumpyMean(content) || d.Content.N != m.N {

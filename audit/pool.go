@@ -5,82 +5,144 @@ import (
 	"slices"
 )
 
-// pool is a metric's samples in order: the concatenation of its pieces (each
-// request's intervals, say). Statistics read the samples where they lie, so
+// pool is a metric's samples in order: the concatenation of its spans (each
+// request's intervals, say). Statistics read the samples span by span, so
 // that a pool as long as ITL's is never gathered into one array, nor copied
-// to be sorted.
-type pool [][]float64
+// to be sorted, and intervals are never held (span).
+type pool []span
+
+// poolOf is a pool of values held as they are.
+func poolOf(values []float64) pool { return pool{ownSpan(values)} }
 
 func (p pool) len() int {
 	n := 0
-	for _, xs := range p {
-		n += len(xs)
+	for _, s := range p {
+		n += s.len()
 	}
 	return n
+}
+
+// each calls fn with the samples of each span in order; fn must not keep
+// them (a decoding buffer is reused).
+func (p pool) each(fn func(xs []float64)) {
+	var buf []float64
+	for _, s := range p {
+		if xs := s.values(&buf); len(xs) > 0 {
+			fn(xs)
+		}
+	}
 }
 
 // mean is NumpyMean of the concatenation.
 func (p pool) mean() float64 {
 	var s numpySum
-	for _, xs := range p {
-		s.add(xs)
-	}
+	p.each(s.add)
 	return s.mean()
 }
 
 // minMax is NumpyMin and NumpyMax of the concatenation: the first NaN, if
 // any, is both; NaN for an empty pool.
 func (p pool) minMax() (lo, hi float64) {
-	lo, hi = math.NaN(), math.NaN()
-	first := true
-	for _, xs := range p {
-		for _, x := range xs {
-			switch {
-			case math.IsNaN(x):
-				return x, x
-			case first:
-				lo, hi, first = x, x, false
-			case x < lo:
-				lo = x
-			case x > hi:
-				hi = x
-			}
+	var m minMax
+	p.each(m.add)
+	return m.result()
+}
+
+// minMax accumulates NumpyMin and NumpyMax over samples added in order.
+type minMax struct {
+	lo, hi      float64
+	seen, isNaN bool
+}
+
+func (m *minMax) add(xs []float64) {
+	if m.isNaN {
+		return
+	}
+	for _, x := range xs {
+		switch {
+		case math.IsNaN(x):
+			m.lo, m.hi, m.isNaN = x, x, true
+			return
+		case !m.seen:
+			m.lo, m.hi, m.seen = x, x, true
+		case x < m.lo:
+			m.lo = x
+		case x > m.hi:
+			m.hi = x
 		}
 	}
-	return lo, hi
+}
+
+func (m *minMax) result() (lo, hi float64) {
+	if !m.seen && !m.isNaN {
+		return math.NaN(), math.NaN()
+	}
+	return m.lo, m.hi
 }
 
 // statistics computes the named statistics (AISBench's _calculate_statistics,
 // and any name ParseStatistic accepts) with numpy's numerics; Rounded is
-// Python's round(x, 4), as AISBench rounds them.
+// Python's round(x, 4), as AISBench rounds them. The mean, the extremes and
+// the percentiles' first count are taken in one pass over the samples.
 func statistics(names []string, values pool) []Statistic {
 	out := make([]Statistic, len(names))
 	var ps []float64
 	var at []int // where each of ps goes in out
-	lo, hi, extremes := 0.0, 0.0, false
+	wantMean, wantExtremes := false, false
+	for i, name := range names {
+		switch name {
+		case "Average":
+			wantMean = true
+		case "Min", "Max":
+			wantExtremes = true
+		default:
+			p, _ := ParseStatistic(name) // names are validated
+			ps, at = append(ps, p), append(at, i)
+		}
+	}
+	n := values.len()
+	var sum numpySum
+	var extremes minMax
+	var sel *selection
+	if len(ps) > 0 && n >= selectMinLen {
+		sel = newSelection()
+	}
+	if wantMean || wantExtremes || sel != nil {
+		values.each(func(xs []float64) {
+			if wantMean {
+				sum.add(xs)
+			}
+			if wantExtremes {
+				extremes.add(xs)
+			}
+			if sel != nil {
+				sel.countTop(xs)
+			}
+		})
+	}
+	lo, hi := extremes.result()
 	for i, name := range names {
 		var raw float64
 		switch name {
 		case "Average":
-			raw = values.mean()
-		case "Min", "Max":
-			if !extremes {
-				lo, hi = values.minMax()
-				extremes = true
-			}
+			raw = sum.mean()
+		case "Min":
 			raw = lo
-			if name == "Max" {
-				raw = hi
-			}
+		case "Max":
+			raw = hi
 		default:
-			p, _ := ParseStatistic(name) // names are validated
-			ps, at = append(ps, p), append(at, i)
 			continue
 		}
 		out[i] = Statistic{Name: name, Raw: raw, Rounded: PyRound(raw, 4)}
 	}
 	if len(ps) > 0 {
-		for k, raw := range values.percentiles(ps) {
+		var raws []float64
+		if sel != nil {
+			raws = values.selectPercentiles(ps, n, sel)
+		} else {
+			raws = values.sortedPercentiles(ps)
+		}
+		for k, raw := range raws {
 			out[at[k]] = Statistic{Name: names[at[k]], Raw: raw, Rounded: PyRound(raw, 4)}
 		}
 	}
@@ -105,19 +167,43 @@ func (p pool) percentiles(qs []float64) []float64 {
 	if n < selectMinLen {
 		return p.sortedPercentiles(qs)
 	}
-	out := make([]float64, len(qs))
-	top := make([]int, 1<<16)
-	for _, xs := range p {
-		for _, x := range xs {
-			if math.IsNaN(x) {
-				for i := range out {
-					out[i] = math.NaN()
-				}
-				return out
-			}
-			top[floatKey(x)>>48]++
-		}
+	sel := newSelection()
+	p.each(sel.countTop)
+	return p.selectPercentiles(qs, n, sel)
+}
+
+// selection is radix selection's first count: of the keys' top 16 bits.
+type selection struct {
+	top []int
+	nan bool // a NaN seen: every percentile is NaN
+}
+
+func newSelection() *selection { return &selection{top: make([]int, 1<<16)} }
+
+func (s *selection) countTop(xs []float64) {
+	if s.nan {
+		return
 	}
+	for _, x := range xs {
+		if math.IsNaN(x) {
+			s.nan = true
+			return
+		}
+		s.top[floatKey(x)>>48]++
+	}
+}
+
+// selectPercentiles is percentiles of the n samples of p once sel has
+// counted them all.
+func (p pool) selectPercentiles(qs []float64, n int, sel *selection) []float64 {
+	out := make([]float64, len(qs))
+	if sel.nan {
+		for i := range out {
+			out[i] = math.NaN()
+		}
+		return out
+	}
+	top := sel.top
 	var ranks []int
 	for _, q := range qs {
 		lo, hi, _ := percentilePositions(n, q)
@@ -147,14 +233,14 @@ func (p pool) percentiles(qs []float64) []float64 {
 		}
 		targets[i] = target{rank: r, within: r - below, group: groupOf[d]}
 	}
-	for _, xs := range p {
+	p.each(func(xs []float64) {
 		for _, x := range xs {
 			k := floatKey(x)
 			if g := groupOf[k>>48]; g != 0 {
 				hists[g-1][(k>>32)&0xffff]++
 			}
 		}
-	}
+	})
 	for i := range targets {
 		t := &targets[i]
 		h := hists[t.group-1]
@@ -173,7 +259,7 @@ func (p pool) percentiles(qs []float64) []float64 {
 			h[t.second] = len(buckets)
 		}
 	}
-	for _, xs := range p {
+	p.each(func(xs []float64) {
 		for _, x := range xs {
 			k := floatKey(x)
 			if g := groupOf[k>>48]; g != 0 {
@@ -182,7 +268,7 @@ func (p pool) percentiles(qs []float64) []float64 {
 				}
 			}
 		}
-	}
+	})
 	for _, b := range buckets {
 		slices.Sort(b)
 	}
@@ -204,10 +290,7 @@ const maxSelectDigits = 16
 
 // sortedPercentiles is percentiles by gathering the pool and sorting it.
 func (p pool) sortedPercentiles(qs []float64) []float64 {
-	sorted := make([]float64, 0, p.len())
-	for _, xs := range p {
-		sorted = append(sorted, xs...)
-	}
+	sorted := p.gather()
 	sortFloats(sorted)
 	out := make([]float64, len(qs))
 	for i, q := range qs {
@@ -224,4 +307,11 @@ func bucketOf(counts []int, rank int) (bucket, below int) {
 		bucket++
 	}
 	return bucket, below
+}
+
+// gather is the samples in one new array.
+func (p pool) gather() []float64 {
+	out := make([]float64, 0, p.len())
+	p.each(func(xs []float64) { out = append(out, xs...) })
+	return out
 }

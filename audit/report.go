@@ -195,14 +195,17 @@ type MetricResult struct {
 	Name Metric
 	Unit Unit
 	// Values are the raw per-request values behind the statistics, unrounded, in
-	// the metric's Unit; for ITL the intervals of every request, concatenated.
-	// nil for sseaudit's pooled metrics (ContentUpdateInterval,
-	// TextUpdateInterval, TokensPerEvent): their pools, as large as ITL's, are
-	// not kept once their statistics are computed.
+	// the metric's Unit. nil for the metrics pooled over events, whose
+	// samples are as many as the trace's events: ITL (its intervals are
+	// decoded from the stored time points when read: SampleValues) and
+	// sseaudit's ContentUpdateInterval, TextUpdateInterval and
+	// TokensPerEvent (not kept once their statistics are computed).
 	Values []float64
 	// Samples is the number of values behind the statistics (len(Values)
 	// where Values is kept).
 	Samples int
+	// pooled is ITL's samples, each request's where it lies.
+	pooled pool
 	Stats   []Statistic // in Report.Stats order (Report.AllStats for sseaudit's metrics)
 	// Extra are the statistics of Report.AllStats that AISBench's table lacks,
 	// from the same raw values (AISBench's metrics only).
@@ -264,4 +267,14 @@ type FailureIndexQuirk struct {
 	IntendedTotal, IntendedSuccess, IntendedFailed int
 	// AISBench's counts: Total Requests, Success Requests (also N), Failed Requests.
 	AISBenchTotal, AISBenchSuccess, AISBenchFailed int
+}
+
+// SampleValues are the values behind the statistics: Values, or for ITL the
+// intervals of every request, concatenated in the stage's order (a new
+// array of Samples values). nil for sseaudit's pooled metrics.
+func (m *MetricResult) SampleValues() []float64 {
+	if m.pooled != nil {
+		return m.pooled.gather()
+	}
+	return m.Values
 }

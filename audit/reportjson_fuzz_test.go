@@ -86,8 +86,8 @@ func FuzzReportJSON(f *testing.F) {
 			}
 			for _, m := range st.Metrics {
 				got, ok := back.Metrics[string(m.Name)][string(st.Stage)]
-				if !ok || got.N != m.N || got.Samples != len(m.Values) {
-					t.Fatalf("metrics.%s.%s = %+v (present %v), report N %d samples %d", m.Name, st.Stage, got, ok, m.N, len(m.Values))
+				if !ok || got.N != m.N || got.Samples != m.Samples || m.Samples != len(m.SampleValues()) {
+					t.Fatalf("metrics.%s.%s = %+v (present %v), report N %d samples %d (%d values)", m.Name, st.Stage, got, ok, m.N, m.Samples, len(m.SampleValues()))
 				}
 			}
 		}

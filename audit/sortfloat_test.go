@@ -145,10 +145,10 @@ func TestPoolStatisticsAsWhole(t *testing.T) {
 			var pieces pool
 			for rest := values; len(rest) > 0; {
 				k := min(len(rest), rng.IntN(300))
-				pieces, rest = append(pieces, rest[:k]), rest[k:]
+				pieces, rest = append(pieces, ownSpan(rest[:k])), rest[k:]
 			}
 			for _, ps := range [][]float64{ps, many} {
-				whole, split := pool{values}.percentiles(ps), pieces.percentiles(ps)
+				whole, split := poolOf(values).percentiles(ps), pieces.percentiles(ps)
 				for i, p := range ps {
 					want := numpyPercentileSorted(sorted, p)
 					if math.Float64bits(whole[i]) != math.Float64bits(want) || math.Float64bits(split[i]) != math.Float64bits(want) {
@@ -157,7 +157,7 @@ func TestPoolStatisticsAsWhole(t *testing.T) {
 				}
 			}
 			lo, hi := pieces.minMax()
-			for _, c := range [][2]float64{{pieces.mean(), NumpyMean(values)}, {pool{values}.mean(), NumpyMean(values)},
+			for _, c := range [][2]float64{{pieces.mean(), NumpyMean(values)}, {poolOf(values).mean(), NumpyMean(values)},
 				{lo, NumpyMin(values)}, {hi, NumpyMax(values)}} {
 				if math.Float64bits(c[0]) != math.Float64bits(c[1]) && !(math.IsNaN(c[0]) && math.IsNaN(c[1])) {
 					t.Errorf("%s n=%d: mean, min or max %v, numpy %v", name, n, c[0], c[1])

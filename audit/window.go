@@ -101,7 +101,7 @@ func lessFirst(x, y float64) int {
 
 func (c *stageCalc) windowEvent(e walkEvent, inFlight int) *WindowEvent {
 	r := c.successes[e.pos]
-	return &WindowEvent{Seconds: e.time, Start: e.start, Request: r.trace, ID: r.id, InFlight: inFlight}
+	return &WindowEvent{Seconds: e.time, Start: e.start, Request: r.trace, ID: c.requests[r.trace].ID, InFlight: inFlight}
 }
 
 // analyzeWindow fills Report.Window (C known, at least one success, no NaN)

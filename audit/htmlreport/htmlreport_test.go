@@ -177,7 +177,7 @@ func TestNumbersFromReport(t *testing.T) {
 			for _, s := range mr.Stats {
 				want = append(want, audit.FormatAISBench(mr.Unit, s.Rounded))
 			}
-			want = append(want, itoa(mr.N), itoa(len(mr.Values)))
+			want = append(want, itoa(mr.N), itoa(mr.Samples))
 		}
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("%s: page %v, report %v", m.Name, got, want)

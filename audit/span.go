@@ -1,0 +1,82 @@
+package audit
+
+// span is a request's run of samples: the intervals from..to of its time
+// points (np.diff(tp[1:])[from:to], decoded from the stored record each
+// time they are read), or values of its own. The intervals are the largest
+// thing a report reads, one per ITL sample; decoding them from the 4-byte
+// packed time points when read instead of keeping them as float64 keeps the
+// memory of Finalize to the time points' (issue 8: flat as the trace grows).
+type span struct {
+	rec      *storedRecord // nil: own
+	from, to int
+	own      []float64
+}
+
+// intervalSpan is every interval of rec: np.diff(tp[1:]).
+func intervalSpan(rec *storedRecord) span {
+	return span{rec: rec, to: max(rec.points()-2, 0)}
+}
+
+// ownSpan is values held as they are.
+func ownSpan(values []float64) span { return span{own: values} }
+
+func (s span) len() int {
+	if s.rec != nil {
+		return s.to - s.from
+	}
+	return len(s.own)
+}
+
+// sub is s[lo:hi].
+func (s span) sub(lo, hi int) span {
+	if s.rec != nil {
+		return span{rec: s.rec, from: s.from + lo, to: s.from + hi}
+	}
+	return span{own: s.own[lo:hi:hi]}
+}
+
+// same says whether a and b are the same samples of the same request (or
+// the same slice of the same array); empty spans are all the same.
+func (a span) same(b span) bool {
+	if a.len() == 0 || b.len() == 0 {
+		return a.len() == b.len()
+	}
+	if a.rec != nil || b.rec != nil {
+		return a.rec == b.rec && a.from == b.from && a.to == b.to
+	}
+	return len(a.own) == len(b.own) && &a.own[0] == &b.own[0]
+}
+
+// values are the samples: own values as they are, intervals decoded into
+// *buf's memory (reused) with the subtractions np.diff does on the time
+// points AISBench reads, so bit for bit what a stored array would hold.
+// Read only.
+func (s span) values(buf *[]float64) []float64 {
+	if s.rec == nil {
+		return s.own
+	}
+	out := (*buf)[:0]
+	r := s.rec
+	switch {
+	case s.from == s.to:
+	case !r.packed:
+		// Interval j is tp[j+2] - tp[j+1].
+		for j := s.from; j < s.to; j++ {
+			out = append(out, r.seconds[j+2]-r.seconds[j+1])
+		}
+	default:
+		ns := r.t0Ns
+		for _, step := range r.stepsNs[:s.from+1] {
+			ns += int64(step)
+		}
+		prev := SecondsFromNanos(ns)
+		for _, step := range r.stepsNs[s.from+1 : s.to+1] {
+			ns += int64(step)
+			t := SecondsFromNanos(ns)
+			out = append(out, t-prev)
+			prev = t
+		}
+	}
+	*buf = out
+	return out
+}
