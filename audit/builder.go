@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-
 )
 
 // RequestRecord is one request as AISBench's summarizer sees it.

@@ -78,8 +78,6 @@ func storeEvents(events []EventRecord) storedEvents {
 	return storedEvents{runs: out}
 }
 
-// known says whether the events were recorded (RequestRecord.Events non-nil).
-func (s *storedEvents) known() bool { return s.plain != nil || s.runs != nil }
 
 // decode returns the events one each, or nil when unknown; read only.
 // Events kept as runs are written in *buf's memory, which is reused.

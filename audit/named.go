@@ -238,7 +238,7 @@ type requestFacts struct {
 	// positiveLo and positiveHi are the least and greatest of the
 	// intervals above 0 (+Inf and -Inf when none is): the figures' range.
 	positiveLo, positiveHi float64
-	ttfContent, ttfText        float64
+	ttfContent, ttfText    float64
 	// oneInstant: 3 or more time points, all after t0 at one instant.
 	oneInstant          bool
 	hasContent, hasText bool
@@ -582,4 +582,3 @@ func (b *Builder) windowed(st *StageResult, kept []int) {
 	}
 	st.Windowed = wt
 }
-

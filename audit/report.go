@@ -206,7 +206,7 @@ type MetricResult struct {
 	Samples int
 	// pooled is ITL's samples, each request's where it lies.
 	pooled pool
-	Stats   []Statistic // in Report.Stats order (Report.AllStats for sseaudit's metrics)
+	Stats  []Statistic // in Report.Stats order (Report.AllStats for sseaudit's metrics)
 	// Extra are the statistics of Report.AllStats that AISBench's table lacks,
 	// from the same raw values (AISBench's metrics only).
 	Extra []Statistic
