@@ -78,7 +78,6 @@ func storeEvents(events []EventRecord) storedEvents {
 	return storedEvents{runs: out}
 }
 
-
 // decode returns the events one each, or nil when unknown; read only.
 // Events kept as runs are written in *buf's memory, which is reused.
 func (s *storedEvents) decode(buf *[]storedEvent) []storedEvent {
