@@ -42,14 +42,8 @@ type Config struct {
 type Builder struct {
 	cfg      Config
 	requests []storedRecord
-	// steps is where the packed time points go: records take their steps
-	// from it one after another (no allocation, no size-class rounding a
-	// request), a new one begun when the rest is too short.
-	steps []uint32
+	steps    stepSlabs // where the packed time points go
 }
-
-// stepsSlab is the length of Builder.steps: 256 KB.
-const stepsSlab = 1 << 16
 
 // storedRecord is a RequestRecord as the Builder keeps it until Finalize: the
 // same fields, the time points packed where they allow and each event
@@ -62,6 +56,10 @@ type storedRecord struct {
 	packed       bool
 	t0Ns         int64     // packed: t0 in nanoseconds
 	stepsNs      []uint32  // packed: the nanoseconds from each point to the next
+	// stepsOwner is the owner of stepsNs's memory when it is mapped outside
+	// the Go heap (stepSlabs), else nil. Every read of stepsNs is in a
+	// method that keeps the record, and so the memory, alive to its end.
+	stepsOwner *slabOwner
 	seconds      []float64 // not packed: the points
 	InputTokens  *int64
 	OutputTokens *int64
@@ -123,6 +121,7 @@ func (r *storedRecord) timePoints(buf []float64) []float64 {
 		ns += int64(step)
 		buf = append(buf, SecondsFromNanos(ns))
 	}
+	runtime.KeepAlive(r.stepsOwner)
 	return buf
 }
 
@@ -146,13 +145,10 @@ func NewBuilder(cfg Config) *Builder {
 func (b *Builder) Add(rec RequestRecord) {
 	st := storedRecord{ID: rec.ID, Success: rec.Success, Events: storeEvents(rec.Events)}
 	n := max(len(rec.TimePoints)-1, 0)
-	if cap(b.steps)-len(b.steps) < n {
-		b.steps = make([]uint32, 0, max(stepsSlab, n))
-	}
-	free := b.steps[len(b.steps):]
+	free, owner := b.steps.free(n)
 	if st.t0Ns, st.stepsNs, st.packed = packTimePoints(rec.TimePoints, free); st.packed {
-		st.stepsNs = st.stepsNs[:n:n]
-		b.steps = b.steps[:len(b.steps)+n]
+		st.stepsNs, st.stepsOwner = st.stepsNs[:n:n], owner
+		b.steps.commit(n)
 	} else {
 		st.seconds = slices.Clone(rec.TimePoints)
 	}

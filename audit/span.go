@@ -1,5 +1,7 @@
 package audit
 
+import "runtime"
+
 // span is a request's run of samples: the intervals from..to of its time
 // points (np.diff(tp[1:])[from:to], decoded from the stored record each
 // time they are read), or values of its own. The intervals are the largest
@@ -76,6 +78,7 @@ func (s span) values(buf *[]float64) []float64 {
 			out = append(out, t-prev)
 			prev = t
 		}
+		runtime.KeepAlive(r.stepsOwner)
 	}
 	*buf = out
 	return out
