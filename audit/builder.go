@@ -53,13 +53,13 @@ type storedRecord struct {
 	Success bool
 	// The time points, exactly as added (timePoints decodes them): in 4 bytes
 	// each when they pack (packTimePoints), else as they came.
-	packed       bool
-	t0Ns         int64     // packed: t0 in nanoseconds
-	stepsNs      []uint32  // packed: the nanoseconds from each point to the next
+	packed  bool
+	t0Ns    int64    // packed: t0 in nanoseconds
+	stepsNs []uint32 // packed: the nanoseconds from each point to the next
 	// stepsOwner is the owner of stepsNs's memory when it is mapped outside
 	// the Go heap (stepSlabs), else nil. Every read of stepsNs is in a
 	// method that keeps the record, and so the memory, alive to its end.
-	stepsOwner *slabOwner
+	stepsOwner   *slabOwner
 	seconds      []float64 // not packed: the points
 	InputTokens  *int64
 	OutputTokens *int64
