@@ -2,6 +2,7 @@ package audit
 
 import (
 	"math"
+	"slices"
 
 	"github.com/sseaudit/sseaudit/replay"
 )
@@ -48,34 +49,36 @@ type eventRun struct {
 	count uint16
 }
 
-// storeEvents keeps events; nil events (unknown) stay unknown.
+// storeEvents keeps events; nil events (unknown) stay unknown. One pass
+// makes the runs; when they come to as much room as an event each, the
+// events are kept one each instead.
 func storeEvents(events []EventRecord) storedEvents {
 	if events == nil {
 		return storedEvents{}
 	}
-	runs := 0
-	for i, e := range events {
-		if i == 0 || storedEventOf(e) != storedEventOf(events[i-1]) {
-			runs++
-		}
-	}
-	if runs*2 >= len(events) { // as large as an event each, or larger
-		plain := make([]storedEvent, len(events))
-		for i, e := range events {
-			plain[i] = storedEventOf(e)
-		}
-		return storedEvents{plain: plain}
-	}
-	out := make([]eventRun, 0, runs+len(events)/math.MaxUint16)
+	var runs []eventRun
 	for _, e := range events {
 		st := storedEventOf(e)
-		if last := len(out) - 1; last >= 0 && out[last].event == st && out[last].count < math.MaxUint16 {
-			out[last].count++
+		if last := len(runs) - 1; last >= 0 && runs[last].event == st && runs[last].count < math.MaxUint16 {
+			runs[last].count++
 			continue
 		}
-		out = append(out, eventRun{event: st, count: 1})
+		if 2*(len(runs)+1) >= len(events) { // as large as an event each, or larger
+			plain := make([]storedEvent, len(events))
+			for k, e := range events {
+				plain[k] = storedEventOf(e)
+			}
+			return storedEvents{plain: plain}
+		}
+		if runs == nil {
+			runs = make([]eventRun, 0, 8)
+		}
+		runs = append(runs, eventRun{event: st, count: 1})
 	}
-	return storedEvents{runs: out}
+	if runs == nil { // no events
+		return storedEvents{plain: []storedEvent{}}
+	}
+	return storedEvents{runs: slices.Clip(runs)}
 }
 
 // decode returns the events one each, or nil when unknown; read only.

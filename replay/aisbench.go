@@ -63,7 +63,7 @@ func (a *aisFramer) run(in *input, cls *classifier, acct *accountant, res *Resul
 	a.clock = chunkClock{in: in}
 	a.failed, a.errInfo, a.done = false, "", false
 	req := in.req
-	a.tp = []int64{req.T0Ns}
+	a.tp = append(in.timePoints, req.T0Ns)
 	noResponse := req.HTTPStatus == nil
 	statusOK := !noResponse && *req.HTTPStatus == 200
 	a.reading = statusOK

@@ -219,6 +219,7 @@ const Retries = 2
 type Replayer struct {
 	body      []byte // the chunks concatenated
 	chunkEnds []int64
+	spare     *Result // given back by Recycle: its memory is reused
 	cls       classifier
 	acct      accountant
 	ais       aisFramer
@@ -231,6 +232,13 @@ func Replay(req *trace.Request, opt Options) (*Result, error) {
 	return r.Replay(req, opt)
 }
 
+// Recycle gives res, a result of r.Replay, back to r: the next Replay on r
+// writes its events and time points in res's memory, instead of taking new
+// memory for each request. Neither res nor anything read from it (its
+// Events, its TimePointsNs) may be used afterwards; TimePointsS, the token
+// counts and SSE are never reused and may be kept.
+func (r *Replayer) Recycle(res *Result) { r.spare = res }
+
 // Replay frames, classifies and times every event of req. Bad streams are
 // data in the Result; the error is only for internal accounting failures
 // (bytes that do not add up), which are bugs.
@@ -242,7 +250,18 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 	if framer != AISBench && framer != SSE {
 		return nil, fmt.Errorf("replay: request %q: unknown framer %q (want %q or %q)", req.RequestID, framer, AISBench, SSE)
 	}
-	res := &Result{RequestID: req.RequestID, Framer: framer}
+	// A recycled result's events and time points are written over.
+	var events []Event
+	var timePoints []int64
+	res := r.spare
+	r.spare = nil
+	if res != nil {
+		events, timePoints = res.Events[:0], res.TimePointsNs[:0]
+		*res = Result{}
+	} else {
+		res = new(Result)
+	}
+	res.RequestID, res.Framer = req.RequestID, framer
 	r.cls.maxBytes, r.cls.over, r.cls.memo = opt.MaxEventBytes, 0, opt.Memo
 	if r.cls.maxBytes == 0 {
 		r.cls.maxBytes = DefaultMaxEventBytes
@@ -260,15 +279,20 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 		r.chunkEnds = append(r.chunkEnds, int64(len(r.body)))
 	}
 	in := input{
-		req:       req,
-		body:      r.body,
-		chunkEnds: r.chunkEnds,
-		endNs:     endTime(req),
+		req:        req,
+		body:       r.body,
+		chunkEnds:  r.chunkEnds,
+		endNs:      endTime(req),
+		timePoints: timePoints,
 	}
 	r.acct.reset(int64(len(r.body)))
 	// Events mostly end with a blank line: one allocation instead of growth,
 	// up to a bound (a body of blank lines holds no events at all).
-	res.Events = make([]Event, 0, min(bytes.Count(r.body, lflf)+1, maxEventsPrealloc))
+	if want := min(bytes.Count(r.body, lflf)+1, maxEventsPrealloc); cap(events) >= want {
+		res.Events = events
+	} else {
+		res.Events = make([]Event, 0, want)
+	}
 	var tok tokens
 	switch framer {
 	case AISBench:
@@ -301,6 +325,9 @@ type input struct {
 	body      []byte
 	chunkEnds []int64 // end offset of every chunk in body
 	endNs     int64   // when the body ended: leftovers are delivered then
+	// timePoints is memory for the time points (length 0), reused from a
+	// recycled result; nil for none.
+	timePoints []int64
 }
 
 // endTime is when the body ended, as the oracle's FakeSession has it: end_ns

@@ -55,7 +55,7 @@ func (s *sseFramer) run(in *input, cls *classifier, acct *accountant, res *Resul
 	s.doneSeen = false
 	s.resetBlock()
 	req := in.req
-	tp := []int64{req.T0Ns}
+	tp := append(in.timePoints, req.T0Ns)
 
 	body := in.body
 	pos := 0

@@ -148,7 +148,7 @@ func writeReplayTables(cmd *cli.Command, r trace.Reader, framer replay.Framer, d
 		return err
 	}
 	var events []tables.EventRow // reused from request to request: Write keeps none
-	err = mapOrdered(r, newReplayWork(info.Path, replayOptions(cmd, framer)), func(rr replayedRequest) error {
+	err = mapOrdered(r, newReplayWork(info.Path, replayOptions(cmd, framer), true), func(rr replayedRequest) error {
 		var request tables.RequestRow
 		request, events = partial.Rows(events[:0], rr.t0Ns, rr.result, rr.record)
 		return w.Write(request, events)
@@ -173,8 +173,10 @@ type replayedRequest struct {
 // opts' framer, and for the aisbench framer with the sse framer too (sharing
 // one memo, so that each payload both framers cut alike is parsed once)
 // unless the body holds nothing the two framers cut differently, giving the
-// replay and the record audit.Builder takes.
-func newReplayWork(path string, opts replay.Options) func() func(*trace.Request) (replayedRequest, error) {
+// replay (when keepResult; else result is nil and the worker's replayers
+// reuse the replays' memory for the next request) and the record
+// audit.Builder takes.
+func newReplayWork(path string, opts replay.Options, keepResult bool) func() func(*trace.Request) (replayedRequest, error) {
 	return func() func(*trace.Request) (replayedRequest, error) {
 		var rp, spec replay.Replayer
 		var memo replay.VerdictMemo
@@ -189,6 +191,12 @@ func newReplayWork(path string, opts replay.Options) func() func(*trace.Request)
 				return replayedRequest{}, fmt.Errorf("%s: %w", path, err) // replay names the request
 			}
 			out := replayedRequest{t0Ns: req.T0Ns, result: res}
+			// The record keeps none of a replay's events or nanosecond time
+			// points: without the result, the replays are recycled.
+			if !keepResult {
+				out.result = nil
+				defer rp.Recycle(res)
+			}
 			if opts.Framer == replay.SSE {
 				out.record = audit.RecordFromReplay(res)
 				return out, nil
@@ -202,6 +210,7 @@ func newReplayWork(path string, opts replay.Options) func() func(*trace.Request)
 				return replayedRequest{}, fmt.Errorf("%s: %w", path, err)
 			}
 			out.record = audit.RecordFromReplays(req, res, sres)
+			spec.Recycle(sres)
 			return out, nil
 		}
 	}

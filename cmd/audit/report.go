@@ -273,7 +273,7 @@ func buildReportWith(e env, cmd *cli.Command, cfg audit.Config, needC bool, opts
 	// Each request is replayed on its own (with AISBench's framer, and with
 	// the sse framer for the framing facts), in parallel; the records come
 	// back in trace order.
-	newReplay := newReplayWork(r.Info().Path, replayOptions(cmd, framer))
+	newReplay := newReplayWork(r.Info().Path, replayOptions(cmd, framer), false)
 	newWork := func() func(*trace.Request) (audit.RequestRecord, error) {
 		work := newReplay()
 		return func(req *trace.Request) (audit.RequestRecord, error) {
