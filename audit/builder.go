@@ -64,10 +64,7 @@ type storedRecord struct {
 	InputTokens  *int64
 	OutputTokens *int64
 	Events       storedEvents
-	// Tokens are the events' token counts (EventRecord.Tokens), one each; nil
-	// when every count is unknown (-1), as on traces without continuous usage
-	// or logprobs, so that those pay nothing for them.
-	Tokens []int64
+	Tokens storedTokens // the events' token counts
 	Spec   *SpecView
 }
 
@@ -127,10 +124,7 @@ func (r *storedRecord) timePoints(buf []float64) []float64 {
 
 // tokens is the token count of event i (EventRecord.Tokens).
 func (r *storedRecord) tokens(i int) int64 {
-	if r.Tokens == nil {
-		return -1
-	}
-	return r.Tokens[i]
+	return r.Tokens.at(i)
 }
 
 // NewBuilder returns an empty Builder.
@@ -152,14 +146,7 @@ func (b *Builder) Add(rec RequestRecord) {
 	} else {
 		st.seconds = slices.Clone(rec.TimePoints)
 	}
-	if rec.Events != nil {
-		if slices.ContainsFunc(rec.Events, func(e EventRecord) bool { return e.Tokens != -1 }) {
-			st.Tokens = make([]int64, len(rec.Events))
-			for i, e := range rec.Events {
-				st.Tokens[i] = e.Tokens
-			}
-		}
-	}
+	st.Tokens = storeTokens(rec.Events)
 	if rec.Spec != nil {
 		v := *rec.Spec
 		st.Spec = &v

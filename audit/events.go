@@ -126,3 +126,51 @@ func (s *storedEvents) last() storedEvent {
 	}
 	return s.runs[len(s.runs)-1].event
 }
+
+// storedTokens are a request's events' token counts (EventRecord.Tokens,
+// -1 for unknown), a byte each when every count is below 255 (one to a few
+// tokens an event, as streams have them), else 8 bytes each; none when every
+// count is unknown, as on traces without continuous usage or logprobs.
+type storedTokens struct {
+	small []uint8 // count + 1
+	wide  []int64
+}
+
+func storeTokens(events []EventRecord) storedTokens {
+	small := true
+	known := false
+	for _, e := range events {
+		if e.Tokens != -1 {
+			known = true
+		}
+		if e.Tokens < -1 || e.Tokens > math.MaxUint8-1 {
+			small = false
+		}
+	}
+	switch {
+	case !known:
+		return storedTokens{}
+	case small:
+		out := make([]uint8, len(events))
+		for i, e := range events {
+			out[i] = uint8(e.Tokens + 1)
+		}
+		return storedTokens{small: out}
+	}
+	out := make([]int64, len(events))
+	for i, e := range events {
+		out[i] = e.Tokens
+	}
+	return storedTokens{wide: out}
+}
+
+// at is the token count of event i, -1 when unknown.
+func (t *storedTokens) at(i int) int64 {
+	switch {
+	case t.small != nil:
+		return int64(t.small[i]) - 1
+	case t.wide != nil:
+		return t.wide[i]
+	}
+	return -1
+}

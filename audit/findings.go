@@ -387,16 +387,18 @@ func contains(xs []string, x string) bool {
 // order, as over the pool; token counts are whole numbers, never NaN.
 func tokensPerEvent(st *StageResult, facts []requestFacts) (mean, maximum float64) {
 	var sum numpySum
+	var buf []float64
 	for _, idx := range st.Requests {
 		f := &facts[idx]
 		if !f.tokensKnown { // else at least one sample
 			continue
 		}
+		tokens := f.tokens.values(&buf)
 		if sum.n == 0 {
-			maximum = f.tokens[0]
+			maximum = tokens[0]
 		}
-		sum.add(f.tokens)
-		if m := NumpyMax(f.tokens); m > maximum {
+		sum.add(tokens)
+		if m := NumpyMax(tokens); m > maximum {
 			maximum = m
 		}
 	}

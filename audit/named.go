@@ -244,7 +244,7 @@ type requestFacts struct {
 	hasContent, hasText bool
 	events              bool // Events known
 	tokensKnown         bool
-	tokens              []float64 // per output event, when tokensKnown
+	tokens              span // per output event, when tokensKnown
 }
 
 // factsOf derives a request's facts from its time points tp, their
@@ -316,12 +316,13 @@ func factsOf(rec *storedRecord, tp []float64, held span, intervals []float64, ev
 		f.hasText, f.ttfText, f.textGaps = true, first-tp[0], g
 	}
 	if eventTokensKnown(rec, evs) {
-		f.tokensKnown = true
-		for i, e := range evs {
+		n := 0
+		for _, e := range evs {
 			if outputEvent(e) {
-				f.tokens = append(f.tokens, float64(rec.Tokens[i]))
+				n++
 			}
 		}
+		f.tokensKnown, f.tokens = true, tokenSpan(rec, n)
 	}
 	return f
 }
@@ -476,7 +477,7 @@ func sseSamples(m Metric, f *requestFacts) (span, bool) {
 	case MetricTTFText:
 		return ownSpan([]float64{f.ttfText}), f.hasText
 	}
-	return ownSpan(f.tokens), f.tokensKnown
+	return f.tokens, f.tokensKnown
 }
 
 // sloValue is a request's value of a per-request metric, as AISBench computes

@@ -203,6 +203,9 @@ func (p pool) selectPercentiles(qs []float64, n int, sel *selection) []float64 {
 		}
 		return out
 	}
+	if n > math.MaxUint32 { // hists count in uint32
+		return p.sortedPercentiles(qs)
+	}
 	top := sel.top
 	var ranks []int
 	for _, q := range qs {
@@ -220,61 +223,63 @@ func (p pool) selectPercentiles(qs []float64, n int, sel *selection) []float64 {
 		size         int    // values in its 32-bit bucket
 	}
 	targets := make([]target, len(ranks))
-	groupOf := make([]uint16, 1<<16) // 1 + index in hists, per top digit
-	var hists [][]int
+	// groupOf is, per top digit, 0 or (1 + g) << 16 for the g-th digit
+	// holding a wanted rank: its counts of the next 16 bits are
+	// hists[g<<16:(g+1)<<16], one array for all (uint32: n < 2^32).
+	groupOf := make([]uint32, 1<<16)
+	groups := 0
 	for i, r := range ranks {
 		d, below := bucketOf(top, r)
 		if groupOf[d] == 0 {
-			if len(hists) == maxSelectDigits {
+			if groups == maxSelectDigits {
 				return p.sortedPercentiles(qs)
 			}
-			hists = append(hists, make([]int, 1<<16))
-			groupOf[d] = uint16(len(hists))
+			groups++
+			groupOf[d] = uint32(groups) << 16
 		}
-		targets[i] = target{rank: r, within: r - below, group: groupOf[d]}
+		targets[i] = target{rank: r, within: r - below, group: uint16(groupOf[d] >> 16)}
 	}
+	hists := make([]uint32, (groups+1)<<16) // the first 1<<16 unused: group 0 is none
 	p.each(func(xs []float64) {
 		for _, x := range xs {
 			k := floatKey(x)
 			if g := groupOf[k>>48]; g != 0 {
-				hists[g-1][(k>>32)&0xffff]++
+				hists[g|uint32(k>>32)&0xffff]++
 			}
 		}
 	})
 	for i := range targets {
 		t := &targets[i]
-		h := hists[t.group-1]
+		h := hists[int(t.group)<<16 : int(t.group+1)<<16]
 		d, below := bucketOf(h, t.within)
-		t.second, t.within, t.size = d, t.within-below, h[d]
+		t.second, t.within, t.size = d, t.within-below, int(h[d])
 	}
 	// The 32-bit buckets holding a rank, each gathered apart: hists now
 	// number them (1 + index in buckets) instead of counting.
-	for _, h := range hists {
-		clear(h)
-	}
-	var buckets [][]uint64
+	clear(hists)
+	var buckets []gathered
 	for _, t := range targets {
-		if h := hists[t.group-1]; h[t.second] == 0 {
-			buckets = append(buckets, make([]uint64, 0, t.size))
-			h[t.second] = len(buckets)
+		if i := int(t.group)<<16 | t.second; hists[i] == 0 {
+			buckets = append(buckets, gathered{size: t.size})
+			hists[i] = uint32(len(buckets))
 		}
 	}
 	p.each(func(xs []float64) {
 		for _, x := range xs {
 			k := floatKey(x)
 			if g := groupOf[k>>48]; g != 0 {
-				if b := hists[g-1][(k>>32)&0xffff]; b != 0 {
-					buckets[b-1] = append(buckets[b-1], k)
+				if b := hists[g|uint32(k>>32)&0xffff]; b != 0 {
+					buckets[b-1].add(k)
 				}
 			}
 		}
 	})
 	for _, b := range buckets {
-		slices.Sort(b)
+		slices.Sort(b.keys)
 	}
 	at := make(map[int]float64, len(targets))
 	for _, t := range targets {
-		at[t.rank] = keyFloat(buckets[hists[t.group-1][t.second]-1][t.within])
+		at[t.rank] = keyFloat(buckets[hists[int(t.group)<<16|t.second]-1].at(t.within))
 	}
 	for i, q := range qs {
 		lo, hi, gamma := percentilePositions(n, q)
@@ -283,7 +288,41 @@ func (p pool) selectPercentiles(qs []float64, n int, sel *selection) []float64 {
 	return out
 }
 
-// maxSelectDigits bounds percentiles' second counts, one of 512 KB for each
+// gathered is the keys of one 32-bit bucket, size of them in all. While
+// they are all one key (a pool of equal values: token counts, say) only
+// that key is kept, not a copy each.
+type gathered struct {
+	size  int
+	first uint64
+	n     int
+	keys  []uint64 // nil while every key is first
+}
+
+func (g *gathered) add(k uint64) {
+	if g.keys == nil {
+		if g.n == 0 || k == g.first {
+			g.first = k
+			g.n++
+			return
+		}
+		g.keys = make([]uint64, g.n, g.size)
+		for i := range g.keys {
+			g.keys[i] = g.first
+		}
+	}
+	g.keys = append(g.keys, k)
+	g.n++
+}
+
+// at is the i-th key in order once keys is sorted.
+func (g *gathered) at(i int) uint64 {
+	if g.keys == nil {
+		return g.first
+	}
+	return g.keys[i]
+}
+
+// maxSelectDigits bounds percentiles' second counts, one of 256 KB for each
 // top digit holding a wanted rank; ranks spread wider (many percentiles)
 // are found by sorting instead.
 const maxSelectDigits = 16
@@ -301,9 +340,9 @@ func (p pool) sortedPercentiles(qs []float64) []float64 {
 
 // bucketOf is the bucket of counts that holds the rank-th value (from 0) in
 // bucket order, and how many values lie in the buckets before it.
-func bucketOf(counts []int, rank int) (bucket, below int) {
-	for rank >= below+counts[bucket] {
-		below += counts[bucket]
+func bucketOf[C int | uint32](counts []C, rank int) (bucket, below int) {
+	for rank >= below+int(counts[bucket]) {
+		below += int(counts[bucket])
 		bucket++
 	}
 	return bucket, below

@@ -120,6 +120,14 @@ func TestPoolStatisticsAsWhole(t *testing.T) {
 	kinds := map[string]func(i, n int) float64{
 		"uniform":    func(int, int) float64 { return rng.Float64() },
 		"duplicates": func(int, int) float64 { return float64(rng.IntN(7)) * 0.01 },
+		"constant":   func(int, int) float64 { return 1 },
+		// One 32-bit bucket: a run of one value, then two values mixed.
+		"one bucket": func(i, n int) float64 {
+			if i < n/3 || rng.IntN(2) == 0 {
+				return 1
+			}
+			return math.Nextafter(1, 2)
+		},
 		"zeros":      func(int, int) float64 { return []float64{0, math.Copysign(0, -1), 1, -1}[rng.IntN(4)] },
 		"sorted":     func(i, _ int) float64 { return float64(i) },
 		"reversed":   func(i, n int) float64 { return float64(n - i) },

@@ -4,13 +4,15 @@ import "runtime"
 
 // span is a request's run of samples: the intervals from..to of its time
 // points (np.diff(tp[1:])[from:to], decoded from the stored record each
-// time they are read), or values of its own. The intervals are the largest
+// time they are read), the token counts of its output events (tokens), or
+// values of its own. The intervals are the largest
 // thing a report reads, one per ITL sample; decoding them from the 4-byte
 // packed time points when read instead of keeping them as float64 keeps the
 // memory of Finalize to the time points' (issue 8: flat as the trace grows).
 type span struct {
 	rec      *storedRecord // nil: own
 	from, to int
+	tokens   bool // the token counts of rec's output events (to of them), not intervals
 	own      []float64
 }
 
@@ -18,6 +20,10 @@ type span struct {
 func intervalSpan(rec *storedRecord) span {
 	return span{rec: rec, to: max(rec.points()-2, 0)}
 }
+
+// tokenSpan is the token counts of rec's n output events (outputEvent),
+// as float64: TokensPerEvent's samples.
+func tokenSpan(rec *storedRecord, n int) span { return span{rec: rec, to: n, tokens: true} }
 
 // ownSpan is values held as they are.
 func ownSpan(values []float64) span { return span{own: values} }
@@ -31,7 +37,7 @@ func (s span) len() int {
 
 // sub is s[lo:hi].
 func (s span) sub(lo, hi int) span {
-	if s.rec != nil {
+	if s.rec != nil && !s.tokens {
 		return span{rec: s.rec, from: s.from + lo, to: s.from + hi}
 	}
 	return span{own: s.own[lo:hi:hi]}
@@ -44,7 +50,7 @@ func (a span) same(b span) bool {
 		return a.len() == b.len()
 	}
 	if a.rec != nil || b.rec != nil {
-		return a.rec == b.rec && a.from == b.from && a.to == b.to
+		return a.rec == b.rec && a.from == b.from && a.to == b.to && a.tokens == b.tokens
 	}
 	return len(a.own) == len(b.own) && &a.own[0] == &b.own[0]
 }
@@ -61,6 +67,24 @@ func (s span) values(buf *[]float64) []float64 {
 	r := s.rec
 	switch {
 	case s.from == s.to:
+	case s.tokens:
+		i := 0
+		output := func(e storedEvent) {
+			if outputEvent(e) {
+				out = append(out, float64(r.Tokens.at(i)))
+			}
+			i++
+		}
+		if r.Events.runs == nil {
+			for _, e := range r.Events.plain {
+				output(e)
+			}
+		}
+		for _, run := range r.Events.runs {
+			for range run.count {
+				output(run.event)
+			}
+		}
 	case !r.packed:
 		// Interval j is tp[j+2] - tp[j+1].
 		for j := s.from; j < s.to; j++ {
