@@ -64,8 +64,8 @@ type storedRecord struct {
 	InputTokens  *int64
 	OutputTokens *int64
 	Events       storedEvents
-	Tokens storedTokens // the events' token counts
-	Spec   *SpecView
+	Tokens       storedTokens // the events' token counts
+	Spec         *SpecView
 }
 
 // packTimePoints packs time points that are SecondsFromNanos of whole
