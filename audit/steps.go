@@ -32,9 +32,10 @@ type slabOwner struct {
 const stepsSlab = 1 << 16
 
 // heapSteps is how many entries go in the Go heap before slabs are mapped
-// (4 MB, a trace of about a million ITL samples): small traces, tests and
-// fuzzing, never map.
-var heapSteps = 1 << 20
+// (1 MB, a trace of about 250,000 ITL samples): small traces, tests and
+// fuzzing, never map, so that their many short-lived Builders do not hold
+// mapped memory until a collection runs their cleanups.
+var heapSteps = 1 << 18
 
 // mappedSlabs counts the slabs mapped and not yet unmapped (the tests see
 // that they are unmapped).

@@ -6,17 +6,24 @@
 # `audit gen`, runs `audit report` on each RUNS times, and prints, per trace,
 # the body size, the ITL samples (the report's metrics.ITL.total.samples), the
 # median wall and user CPU, the largest peak RSS, and that peak less 8 bytes per
-# ITL sample: issue 8 wants it flat, under 256 MiB, whatever the size.
+# ITL sample: issue 8 wants it flat, under 256 MiB, whatever the size. The
+# last line says how far that column moves from the smallest trace to the
+# largest, and what the peak grows by per added ITL sample.
 #
 # Environment:
 #   RUNS       runs of each trace (default 3)
 #   SIZES      request counts (default "2000 5000 10000 20000")
+#   PROFILE    audit gen's profile (default chat; speculative has a usage and
+#              a token count in every event)
+#   OUTPUT_TOKENS  mean output tokens a request (default 256)
 #   AUDIT      an audit binary to use instead of building ./cmd/audit
 #   KEEP=1     keep the temporary directory
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-3}
+profile=${PROFILE:-chat}
+tokens=${OUTPUT_TOKENS:-256}
 sizes=${SIZES:-2000 5000 10000 20000}
 if [[ ! -x /usr/bin/time ]]; then
 	echo "scale.sh: needs GNU time at /usr/bin/time" >&2
@@ -42,7 +49,7 @@ fi
 printf '%9s %10s %12s %8s %8s %14s %22s\n' requests "body MB" "ITL samples" "wall s" "user s" "peak RSS MiB" "RSS - 8 B/sample MiB"
 for n in $sizes; do
 	trace=$tmp/trace-$n.parquet
-	body=$("$audit" gen --profile chat --requests "$n" --output-tokens 256 --concurrency 64 --seed 1 -o "$trace" 2>&1 |
+	body=$("$audit" gen --profile "$profile" --requests "$n" --output-tokens "$tokens" --concurrency 64 --seed 1 -o "$trace" 2>&1 |
 		sed -n 's/.* reads, \([0-9]*\) body bytes.*/\1/p')
 	samples=$("$audit" report --format json "$trace" | python3 -c 'import json, sys; print(json.load(sys.stdin)["metrics"]["ITL"]["total"]["samples"])')
 	: >"$tmp/times"
@@ -54,5 +61,13 @@ for n in $sizes; do
 	user=$(sort -g -k 2,2 "$tmp/times" | awk '{v[NR] = $2} END {print v[int((NR + 1) / 2)]}')
 	rss=$(sort -g -k 3,3 "$tmp/times" | tail -n 1 | awk '{print $3}')
 	awk -v n="$n" -v b="$body" -v s="$samples" -v w="$wall" -v u="$user" -v r="$rss" 'BEGIN {
-		printf "%9d %10.0f %12d %8.2f %8.2f %14.0f %22.0f\n", n, b / 1e6, s, w, u, r / 1024, (r * 1024 - 8 * s) / 1048576 }'
+		printf "%9d %10.0f %12d %8.2f %8.2f %14.0f %22.0f\n", n, b / 1e6, s, w, u, r / 1024, (r * 1024 - 8 * s) / 1048576 }' |
+		tee -a "$tmp/rows"
 done
+# How far the last column moves from the smallest trace to the largest, and
+# the bytes the peak grows by per added ITL sample (8 is the allowance).
+awk 'NR == 1 {s0 = $3; r0 = $6; e0 = $7} END {
+	if (NR > 1 && $3 > s0)
+		printf "\nRSS - 8 B/sample from %d to %d requests: %+.0f MiB (%+.0f%%); the peak grows %.1f B per added ITL sample\n",
+			first, $1, $7 - e0, 100 * ($7 - e0) / e0, ($6 - r0) * 1048576 / ($3 - s0) }
+	NR == 1 {first = $1}' "$tmp/rows"
