@@ -1,6 +1,9 @@
 package audit
 
-import "runtime"
+import (
+	"runtime"
+	"slices"
+)
 
 // span is a request's run of samples: the intervals from..to of its time
 // points (np.diff(tp[1:])[from:to], decoded from the stored record each
@@ -87,8 +90,10 @@ func (s span) values(buf *[]float64) []float64 {
 		}
 	case !r.packed:
 		// Interval j is tp[j+2] - tp[j+1].
-		for j := s.from; j < s.to; j++ {
-			out = append(out, r.seconds[j+2]-r.seconds[j+1])
+		tp := r.seconds[s.from+1 : s.to+2]
+		out = slices.Grow(out, len(tp)-1)[:len(tp)-1]
+		for i := range out {
+			out[i] = tp[i+1] - tp[i]
 		}
 	default:
 		ns := r.t0Ns
@@ -96,10 +101,12 @@ func (s span) values(buf *[]float64) []float64 {
 			ns += int64(step)
 		}
 		prev := SecondsFromNanos(ns)
-		for _, step := range r.stepsNs[s.from+1 : s.to+1] {
+		steps := r.stepsNs[s.from+1 : s.to+1]
+		out = slices.Grow(out, len(steps))[:len(steps)]
+		for i, step := range steps {
 			ns += int64(step)
 			t := SecondsFromNanos(ns)
-			out = append(out, t-prev)
+			out[i] = t - prev
 			prev = t
 		}
 		runtime.KeepAlive(r.stepsOwner)
