@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -40,6 +41,40 @@ var templateSeeds = [][2]string{
 	{`{"choices":[{"delta":{"content":"a","tool_calls":[{}]},"finish_reason":"stop"}]}`, "b"},
 	{`{"choices":[{"delta":{"content" : "a"}}]}`, "b"},
 	{`{"choices":[{"delta":{"content":"a"}}]`, "b"}, // not JSON
+	// Usage integers that change (the template's holes), and the
+	// payloads they must not take: not integers json.loads reads alike,
+	// other keys, duplicates, usage not at the top.
+	{usageContent("a", "128", "3", "131"), usageContent("bc", "128", "4", "132")},
+	{usageContent("a", "128", "3", "131"), usageContent("bc", "9", "1234567", "0")},
+	{usageContent("a", "128", "3", "131"), usageContent("bc", "128", "007", "135")},
+	{usageContent("a", "128", "3", "131"), usageContent("bc", "128", "1234567890123456789", "1")},
+	{usageContent("a", "128", "3", "131"), usageContent("bc", "128", "-4", "124")},
+	{usageContent("a", "128", "3", "131"), usageContent("bc", "128", "4.0", "132")},
+	{usageContent("a", "128", "3", "131"), usageContent("bc", "128", "4e0", "132")},
+	{usageContent("a", "128", "3", "131"), usageContent("bc", "128", "NaN", "132")},
+	{usageContent("a", "128", "3", "131"), usageContent("bc", "128", "", "132")},
+	{usageContent("a", "128", "3", "131"), usageContent("bc", "128", `"4"`, "132")},
+	{usageContent("a", "128", "3", "131"), usageContent("", "128", "4", "132")},
+	{usageContent("a", "128", "0", "128"), usageContent("bc", "128", "0", "0")},
+	{`{"choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":5,"prompt_tokens_details":{"cached_tokens":2},"completion_tokens":1}}`,
+		`{"choices":[{"delta":{"content":"bc"}}],"usage":{"prompt_tokens":5,"prompt_tokens_details":{"cached_tokens":37},"completion_tokens":2}}`},
+	{`{"choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":5,"prompt_tokens_details":{"cached_tokens":2},"completion_tokens":1}}`,
+		`{"choices":[{"delta":{"content":"bc"}}],"usage":{"prompt_tokens":5,"prompt_tokens_details":{"cached_tokens":2.5},"completion_tokens":2}}`},
+	{`{"choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":5,"completion_tokens":1},"usage":{"prompt_tokens":6,"completion_tokens":1}}`,
+		`{"choices":[{"delta":{"content":"b"}}],"usage":{"prompt_tokens":5,"completion_tokens":2},"usage":{"prompt_tokens":6,"completion_tokens":1}}`},
+	{`{"choices":[{"delta":{"content":"a"},"usage":{"prompt_tokens":5,"completion_tokens":1}}],"usage":{"x":1}}`,
+		`{"choices":[{"delta":{"content":"b"},"usage":{"prompt_tokens":5,"completion_tokens":9}}],"usage":{"x":1}}`},
+	{`{"model":"usage","choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":5,"completion_tokens":1}}`,
+		`{"model":"usage","choices":[{"delta":{"content":"b"}}],"usage":{"prompt_tokens":5,"completion_tokens":2}}`},
+	{`{"choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":5,"completion_tokens":1,"extra":[1,{"completion_tokens":3}]}}`,
+		`{"choices":[{"delta":{"content":"b"}}],"usage":{"prompt_tokens":5,"completion_tokens":2,"extra":[1,{"completion_tokens":4}]}}`},
+}
+
+// usageContent is a content chunk of a stream with continuous usage stats,
+// its text and its usage members as written.
+func usageContent(text, prompt, completion, total string) string {
+	return `{"id":"chatcmpl-0","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"content":"` +
+		text + `"},"finish_reason":null}],"usage":{"prompt_tokens":` + prompt + `,"completion_tokens":` + completion + `,"total_tokens":` + total + `}}`
 }
 
 // corpusPayloads are the events of the real streams beside the checkout,
@@ -82,6 +117,11 @@ func TestContentTemplate(t *testing.T) {
 		gen = append(gen, []byte(benchContent(i)))
 	}
 	streams["generated"] = gen
+	var withUsage [][]byte
+	for i := range 200 {
+		withUsage = append(withUsage, []byte(usageContent(benchTokens[i%len(benchTokens)], "128", fmt.Sprint(i*3+1), fmt.Sprint(129+i*3))))
+	}
+	streams["generated with usage"] = withUsage
 	for name, payloads := range streams {
 		var fast, full classifier
 		matched := 0
@@ -91,7 +131,7 @@ func TestContentTemplate(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d of %d payloads from the template", name, matched, len(payloads))
-		if want := map[string]int{"generated": len(gen) - 1, "dynamo-vllm-qwen3-0.6B-2bd5b0c6.json": 110}[name]; matched < want {
+		if want := map[string]int{"generated": len(gen) - 1, "generated with usage": len(withUsage) - 1, "dynamo-vllm-qwen3-0.6B-2bd5b0c6.json": 110}[name]; matched < want {
 			t.Errorf("%s: %d of %d payloads from the template, want %d or more", name, matched, len(payloads), want)
 		}
 	}
@@ -118,12 +158,74 @@ func FuzzContentTemplate(f *testing.F) {
 	}
 	var fast, full classifier
 	f.Fuzz(func(t *testing.T, template, other []byte) {
+		// Each second payload is classified by a classifier that has just
+		// learned its template from the first.
 		fast.template = contentTemplate{}
 		checkTemplate(t, &fast, &full, template)
 		if tp := &fast.template; tp.raw != nil {
 			spliced := append(append(bytes.Clone(tp.raw[:tp.prefix]), other...), tp.raw[len(tp.raw)-tp.suffix:]...)
 			checkTemplate(t, &fast, &full, spliced)
+			fast.template = contentTemplate{}
+			checkTemplate(t, &fast, &full, template)
 		}
 		checkTemplate(t, &fast, &full, other)
 	})
+}
+
+// TestUsageHoles: a template learned from a chunk with continuous usage
+// serves chunks whose usage integers differ, with their values, and no
+// payload whose integers json.loads would read otherwise, nor one whose
+// usage is not the template's kind.
+func TestUsageHoles(t *testing.T) {
+	cached := func(text, n string) string {
+		return `{"choices":[{"delta":{"content":"` + text + `"}}],"usage":{"prompt_tokens":5,"prompt_tokens_details":{"cached_tokens":` + n + `},"completion_tokens":1}}`
+	}
+	base := usageContent("a", "128", "3", "131")
+	for _, c := range []struct {
+		template, other string
+		match           bool
+	}{
+		{base, usageContent("bc", "128", "4", "132"), true},
+		{base, usageContent("bc", "9", "1234567", "0"), true},
+		{base, usageContent("bc", "128", "999999999999999999", "1"), true},
+		{base, usageContent("bc", "128", "0", "1"), true},
+		{base, usageContent("bc", "128", "007", "135"), false},
+		{base, usageContent("bc", "128", "1234567890123456789", "1"), false},
+		{base, usageContent("bc", "128", "-4", "124"), false},
+		{base, usageContent("bc", "128", "4.0", "132"), false},
+		{base, usageContent("bc", "128", "4e0", "132"), false},
+		{base, usageContent("bc", "128", "", "132"), false},
+		{base, usageContent("", "128", "4", "132"), false},
+		{base, usageContent(`b\"`, "128", "4", "132"), true},
+		{base, usageContent(`b"`, "128", "4", "132"), false},
+		{usageContent("a", "0.0", "3", "1.5"), usageContent("bc", "0.5", "4", "1.5"), false},
+		{usageContent("a", "0.0", "3", "1.5"), usageContent("bc", "0.0", "4", "1.5"), true},
+		{usageContent("a", "-0", "3", "-1"), usageContent("bc", "-1", "4", "-1"), false},
+		{usageContent("a", "128", "3", "1e2"), usageContent("bc", "128", "4", "1e3"), false},
+		{usageContent("a", "128", "3", "1e2"), usageContent("bc", "128", "4", "1e2"), true},
+		{cached("a", "2"), cached("bc", "37"), true},
+		{cached("a", "2"), cached("bc", "2.5"), false},
+		{cached("a", "2"), cached("bc", "null"), false},
+		// Keys written twice, usage inside a choice, "usage" as a value.
+		{`{"choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":5,"completion_tokens":1},"usage":{"prompt_tokens":6,"completion_tokens":1}}`,
+			`{"choices":[{"delta":{"content":"b"}}],"usage":{"prompt_tokens":5,"completion_tokens":2},"usage":{"prompt_tokens":6,"completion_tokens":1}}`, false},
+		{`{"choices":[{"delta":{"content":"a"},"usage":{"prompt_tokens":5,"completion_tokens":1}}],"usage":{"x":1}}`,
+			`{"choices":[{"delta":{"content":"b"},"usage":{"prompt_tokens":5,"completion_tokens":9}}],"usage":{"x":1}}`, false},
+		{`{"model":"usage","choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":5,"completion_tokens":1}}`,
+			`{"model":"usage","choices":[{"delta":{"content":"b"}}],"usage":{"prompt_tokens":5,"completion_tokens":2}}`, false},
+		// An integer of another member of usage is not a hole.
+		{`{"choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":5,"completion_tokens":1,"extra":[1,{"completion":3}]}}`,
+			`{"choices":[{"delta":{"content":"b"}}],"usage":{"prompt_tokens":5,"completion_tokens":2,"extra":[1,{"completion":4}]}}`, false},
+		{`{"choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":5,"completion_tokens":1,"extra":[1,{"completion":3}]}}`,
+			`{"choices":[{"delta":{"content":"b"}}],"usage":{"prompt_tokens":6,"completion_tokens":2,"extra":[1,{"completion":3}]}}`, true},
+	} {
+		var fast, full classifier
+		checkTemplate(t, &fast, &full, []byte(c.template))
+		if c.match && len(fast.template.holes) == 0 {
+			t.Errorf("%s: no holes", c.template)
+		}
+		if got := checkTemplate(t, &fast, &full, []byte(c.other)); got != c.match {
+			t.Errorf("%s after %s: matched %v, want %v", c.other, c.template, got, c.match)
+		}
+	}
 }
