@@ -379,7 +379,7 @@ func (c *stageCalc) total(st *StageResult) {
 			success++
 		}
 	}
-	c.fill(st, positions, duration, len(c.successFlags), success)
+	c.fill(st, positions, duration, len(c.successFlags), success, c.extraStats)
 }
 
 // stable is StablePerfMetricCalculator: the window and its requests, found
@@ -443,13 +443,14 @@ func (c *stageCalc) stable(st *StageResult, events []walkEvent) {
 		IntendedTotal: len(positions), IntendedSuccess: len(positions),
 		AISBenchTotal: len(positions), AISBenchSuccess: aisSuccess, AISBenchFailed: len(positions) - aisSuccess,
 	}
-	c.fill(st, positions, last-first, len(positions), aisSuccess)
+	c.fill(st, positions, last-first, len(positions), aisSuccess, c.extraStats)
 }
 
 // fill computes a stage's metrics and common metrics over the successful
 // requests at positions, as BasePerfMetricCalculator does, with AISBench's
-// request and success counts (dataCount, successCount).
-func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dataCount, successCount int) {
+// request and success counts (dataCount, successCount), and each metric's
+// Extra statistics of extraStats.
+func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dataCount, successCount int, extraStats []string) {
 	st.DurationSeconds = duration
 	st.Requests = make([]int, len(positions))
 	for i, p := range positions {
@@ -547,9 +548,9 @@ func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dat
 		}
 		// AISBench's columns and the others asked for (Extra) from one set
 		// of passes over the samples.
-		all := statistics(slices.Concat(c.stats, c.extraStats), samples)
+		all := statistics(slices.Concat(c.stats, extraStats), samples)
 		m.Stats = all[:len(c.stats):len(c.stats)]
-		if len(c.extraStats) > 0 {
+		if len(extraStats) > 0 {
 			m.Extra = all[len(c.stats):]
 		}
 		st.Metrics = append(st.Metrics, m)

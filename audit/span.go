@@ -15,7 +15,7 @@ import (
 type span struct {
 	rec      *storedRecord // nil: own
 	from, to int
-	tokens   bool // the token counts of rec's output events (to of them), not intervals
+	tokens   bool // the token counts of rec's output events from..to, not intervals
 	own      []float64
 }
 
@@ -40,8 +40,8 @@ func (s span) len() int {
 
 // sub is s[lo:hi].
 func (s span) sub(lo, hi int) span {
-	if s.rec != nil && !s.tokens {
-		return span{rec: s.rec, from: s.from + lo, to: s.from + hi}
+	if s.rec != nil {
+		return span{rec: s.rec, from: s.from + lo, to: s.from + hi, tokens: s.tokens}
 	}
 	return span{own: s.own[lo:hi:hi]}
 }
@@ -71,10 +71,13 @@ func (s span) values(buf *[]float64) []float64 {
 	switch {
 	case s.from == s.to:
 	case s.tokens:
-		i := 0
+		i, k := 0, 0 // event, output event
 		output := func(e storedEvent) {
 			if outputEvent(e) {
-				out = append(out, float64(r.Tokens.at(i)))
+				if s.from <= k && k < s.to {
+					out = append(out, float64(r.Tokens.at(i)))
+				}
+				k++
 			}
 			i++
 		}

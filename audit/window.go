@@ -253,7 +253,7 @@ func (c *stageCalc) legacySelector(events []walkEvent, lookAhead bool) SelectorR
 		OffsetSeconds: c.minStart(), Selected: len(ids), Of: n, Positions: ids}
 	st.Quirk = FailureIndexQuirk{Changed: aisSuccess != len(ids), IntendedTotal: len(ids), IntendedSuccess: len(ids),
 		AISBenchTotal: len(ids), AISBenchSuccess: aisSuccess, AISBenchFailed: len(ids) - aisSuccess}
-	c.fill(st, ids, section[1]-section[0], len(ids), aisSuccess)
+	c.fill(st, ids, section[1]-section[0], len(ids), aisSuccess, nil) // no Extra: no writer shows a selector's
 	res.Stage = st
 	return res
 }
