@@ -203,7 +203,7 @@ func (p pool) selectPercentiles(qs []float64, n int, sel *selection) []float64 {
 		}
 		return out
 	}
-	if n > math.MaxUint32 { // hists count in uint32
+	if uint64(n) > math.MaxUint32 { // hists count in uint32
 		return p.sortedPercentiles(qs)
 	}
 	top := sel.top

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v3"
-	"golang.org/x/sys/unix"
 
 	"github.com/sseaudit/sseaudit/capture"
 	"github.com/sseaudit/sseaudit/trace"
@@ -205,13 +204,7 @@ type progressBar struct {
 }
 
 func newProgressBar(w io.Writer, mode string, total int) *progressBar {
-	on := mode == "always"
-	if mode == "auto" {
-		if f, ok := w.(*os.File); ok {
-			_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-			on = err == nil
-		}
-	}
+	on := mode == "always" || mode == "auto" && isTerminal(w)
 	return &progressBar{w: w, on: on, total: total}
 }
 
