@@ -58,3 +58,31 @@ func TestRecycle(t *testing.T) {
 		t.Fatal("no result was reused")
 	}
 }
+
+// FuzzRecycle: a Replayer given back its last result replays the next body
+// as a fresh one does, whatever the two bodies and their reads.
+func FuzzRecycle(f *testing.F) {
+	for i, s := range framingSeeds {
+		f.Add([]byte(s), []byte(framingSeeds[(i+1)%len(framingSeeds)]), []byte{0, 3, 7, 1}, false)
+		f.Add([]byte(s), []byte(nil), []byte(nil), true)
+	}
+	f.Fuzz(func(t *testing.T, first, second, sizes []byte, sse bool) {
+		opts := Options{Framer: AISBench, MaxEventBytes: 64}
+		if sse {
+			opts.Framer = SSE
+		}
+		var recycling Replayer
+		if res, err := recycling.Replay(chunked(first, sizes), opts); err == nil {
+			recycling.Recycle(res)
+		}
+		var fresh Replayer
+		want, wantErr := fresh.Replay(chunked(second, sizes), opts)
+		got, gotErr := recycling.Replay(chunked(second, sizes), opts)
+		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Fatalf("error %v, fresh %v", gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("recycled\n%+v\nfresh\n%+v", got, want)
+		}
+	})
+}

@@ -1,0 +1,131 @@
+package audit
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/sseaudit/sseaudit/replay"
+)
+
+// FuzzPooledSamples: the pooled metrics' samples, read through the stored
+// records (intervals decoded from packed time points, events kept as runs,
+// token counts a byte each), are the values computed from the records
+// added, and their statistics those of the values gathered in one array.
+// Each request: a byte of event count, then per event a byte that picks
+// its class, token count and gap.
+func FuzzPooledSamples(f *testing.F) {
+	f.Add([]byte{5, 1, 1, 1, 1, 1, 4, 0, 16, 16, 32, 3}, true)
+	f.Add([]byte{3, 2, 2, 2, 6, 1, 9, 1, 1, 1, 0, 200, 255, 17}, false)
+	// Content with and without token counts and gaps, role, reasoning,
+	// usage-only and tool-call events between.
+	f.Add([]byte{20, 49, 48, 54, 24, 24, 96, 102, 0, 48, 48, 50, 50, 48, 120, 72, 48, 52, 48, 51, 51,
+		12, 24, 24, 88, 24, 216, 24, 24, 24, 24, 24, 24, 51}, true)
+	f.Fuzz(func(t *testing.T, raw []byte, epoch bool) {
+		classes := []replay.Class{replay.ClassContent, replay.ClassRole, replay.ClassReasoning, replay.ClassUsageOnly, replay.ClassToolCall, replay.ClassFinish}
+		var recs []RequestRecord
+		ns := int64(1_000_000)
+		if epoch {
+			ns = 1_700_000_000_000_000_000
+		}
+		for i := 0; len(raw) > 0 && i < 200; i++ {
+			n := int(raw[0] % 40)
+			raw = raw[1:]
+			start := ns + int64(i)*7_000_000
+			tp := []float64{SecondsFromNanos(start)}
+			evs := []EventRecord{}
+			at := start + 50_000_000
+			for k := 0; k < n && len(raw) > 0; k++ {
+				b := raw[0]
+				raw = raw[1:]
+				e := EventRecord{Class: classes[int(b)%len(classes)], Tokens: -1}
+				switch e.Class {
+				case replay.ClassContent:
+					e.ContentBytes = 1 + int(b>>4)
+				case replay.ClassReasoning:
+					e.ReasoningBytes = 2
+				}
+				if b&8 != 0 {
+					e.Tokens = int64(b >> 3)
+				}
+				if b&16 != 0 { // else the same read
+					at += int64(b) * 137_000
+				}
+				tp = append(tp, SecondsFromNanos(at))
+				evs = append(evs, e)
+			}
+			out := int64(max(len(evs), 1))
+			recs = append(recs, RequestRecord{ID: string(rune('a' + i%26)), Success: i%11 != 5, TimePoints: tp, Events: evs, InputTokens: &out, OutputTokens: &out})
+		}
+		b := NewBuilder(Config{MaxConcurrency: 2, Stats: []string{"Average", "Min", "Max", "P50", "P90", "P99.9"}})
+		for _, r := range recs {
+			b.Add(r)
+		}
+		rep, err := b.Finalize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := rep.Total
+		if st.Err != nil {
+			return
+		}
+		var itl, content, tokens []float64
+		for _, idx := range st.Requests {
+			r := recs[idx]
+			if len(r.TimePoints) > 2 {
+				itl = append(itl, NumpyDiff(r.TimePoints[1:])...)
+			}
+			var ts []float64
+			allKnown, anyOutput := true, false
+			var tk []float64
+			for j, e := range r.Events {
+				if e.HasContent() {
+					ts = append(ts, r.TimePoints[j+1])
+				}
+				if e.HasText() || e.Class == replay.ClassToolCall {
+					anyOutput = true
+					if e.Tokens < 0 {
+						allKnown = false
+					}
+					tk = append(tk, float64(e.Tokens))
+				}
+			}
+			if len(ts) > 1 {
+				content = append(content, NumpyDiff(ts)...)
+			}
+			if allKnown && anyOutput {
+				tokens = append(tokens, tk...)
+			}
+		}
+		if m := st.Metric(MetricITL); m != nil {
+			if got := m.SampleValues(); !sameBits(got, itl) {
+				t.Fatalf("ITL samples %v, want %v", got, itl)
+			}
+		}
+		for _, c := range []struct {
+			m    Metric
+			want []float64
+		}{{MetricContentUpdateInterval, content}, {MetricTokensPerEvent, tokens}} {
+			m := st.SSEMetric(c.m)
+			if m == nil {
+				if len(c.want) > 0 {
+					t.Fatalf("%s absent, want %d samples", c.m, len(c.want))
+				}
+				continue
+			}
+			if m.Samples != len(c.want) {
+				t.Fatalf("%s: %d samples, want %d", c.m, m.Samples, len(c.want))
+			}
+			if want := statistics(rep.AllStats, poolOf(c.want)); !slices.EqualFunc(m.Stats, want, func(a, b Statistic) bool {
+				return a.Name == b.Name && sameBits([]float64{a.Raw}, []float64{b.Raw})
+			}) {
+				t.Fatalf("%s statistics %v, want %v", c.m, m.Stats, want)
+			}
+		}
+	})
+}
+
+// sameBits says whether two lists hold the same float64 values bit for bit.
+func sameBits(a, b []float64) bool {
+	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+}
