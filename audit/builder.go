@@ -347,7 +347,7 @@ func (b *Builder) derive(p *requestPart, successFlags []bool, successes []perReq
 		successes[success] = pr
 		success++
 		evs := rec.Events.decode(&decoded)
-		facts[i] = factsOf(rec, tp, intervalSpan(rec), intervals, evs)
+		facts[i] = factsOf(rec, tp, intervals, evs)
 	}
 }
 
@@ -490,12 +490,13 @@ func (c *stageCalc) fill(st *StageResult, positions []int, duration float64, dat
 			prefill[i] = float64(in) / r.ttft
 		}
 		f := &c.facts[r.trace]
-		nonzero := f.intervals.len() > f.zeroIntervals // numpy's .any(): a nonzero or NaN interval
-		if f.intervals.len() > 0 {
+		intervals := f.intervals()
+		nonzero := intervals.len() > f.zeroIntervals // numpy's .any(): a nonzero or NaN interval
+		if intervals.len() > 0 {
 			if !haveIntervals {
 				firstNonzero, haveIntervals = nonzero, true
 			}
-			itl = append(itl, f.intervals)
+			itl = append(itl, intervals)
 		}
 		if nonzero {
 			decodeCount++

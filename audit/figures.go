@@ -348,14 +348,14 @@ func (b *Builder) timelines(rep *Report, facts []requestFacts, kept []int, origi
 			TPOTSeconds: math.NaN(), OutputTokens: -1,
 			ITLMeanSeconds: math.NaN(), ContentIntervalMeanSeconds: math.NaN(),
 			FirstContentSeconds: math.NaN(), LastTextSeconds: math.NaN(),
-			Intervals: fa.intervals.len(), ContentIntervals: fa.contentGaps.len(), ZeroGaps: fa.zeroIntervals}
+			Intervals: fa.intervals().len(), ContentIntervals: fa.contentGaps.len(), ZeroGaps: fa.zeroIntervals}
 		if v, ok := sloValue(rec, fa, MetricTPOT); ok {
 			t.TPOTSeconds = v
 		}
 		if rec.OutputTokens != nil {
 			t.OutputTokens = *rec.OutputTokens
 		}
-		if fa.intervals.len() > 0 {
+		if fa.intervals().len() > 0 {
 			t.ITLMeanSeconds = fa.intervalsMean
 		}
 		if fa.contentGaps.len() > 0 {
@@ -442,7 +442,7 @@ func distributionPair(st *StageResult, facts []requestFacts) *DistributionPair {
 	var buf []float64
 	for _, idx := range st.Requests {
 		fa := &facts[idx]
-		intervals := fa.intervals.values(&buf)
+		intervals := fa.intervals().values(&buf)
 		if fa.contentFrom < 0 {
 			binInto(&others, intervals)
 			binInto(&ownContent, fa.contentGaps.own)

@@ -393,7 +393,7 @@ func tokensPerEvent(st *StageResult, facts []requestFacts) (mean, maximum float6
 		if !f.tokensKnown { // else at least one sample
 			continue
 		}
-		tokens := f.tokens.values(&buf)
+		tokens := f.tokens().values(&buf)
 		if sum.n == 0 {
 			maximum = tokens[0]
 		}

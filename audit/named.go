@@ -224,8 +224,11 @@ func eventTokensKnown(rec *storedRecord, evs []storedEvent) bool {
 
 // requestFacts are the per-request values behind sseaudit's metrics.
 type requestFacts struct {
-	t0, t1, tm            float64 // the first, second and last time points
-	intervals             span    // np.diff(tp[1:])
+	t0, t1, tm float64 // the first, second and last time points
+	// rec is the request's stored record, through which its intervals and
+	// token counts are read (intervals, tokens); nil for a request not
+	// derived (failed).
+	rec                   *storedRecord
 	contentGaps, textGaps span
 	// contentFrom is where contentGaps starts in intervals when it is a
 	// piece of them (the content events one run), else -1.
@@ -244,16 +247,35 @@ type requestFacts struct {
 	hasContent, hasText bool
 	events              bool // Events known
 	tokensKnown         bool
-	tokens              span // per output event, when tokensKnown
+	outputEvents        int // output events (outputEvent): TokensPerEvent's samples when tokensKnown
+}
+
+// intervals is the request's np.diff(tp[1:]) (empty when not derived).
+func (f *requestFacts) intervals() span {
+	if f.rec == nil {
+		return span{}
+	}
+	return intervalSpan(f.rec)
+}
+
+// tokens is the token counts of the request's output events, as float64:
+// its TokensPerEvent samples when tokensKnown.
+func (f *requestFacts) tokens() span {
+	if f.rec == nil {
+		return span{}
+	}
+	return tokenSpan(f.rec, f.outputEvents)
 }
 
 // factsOf derives a request's facts from its time points tp, their
 // intervals np.diff(tp[1:]) and its events evs (rec.Events decoded; none
-// kept: held is the same intervals as a span of rec). The gap spans are the intervals' when every event counts
-// (or a piece of them when the events counted are consecutive), text gaps
-// are the content gaps when the same events count.
-func factsOf(rec *storedRecord, tp []float64, held span, intervals []float64, evs []storedEvent) requestFacts {
-	f := requestFacts{t0: tp[0], t1: tp[1], tm: tp[len(tp)-1], intervals: held, contentFrom: -1,
+// kept: held is the same intervals as a span of rec). The gap spans are the
+// intervals' when every event counts (or a piece of them when the events
+// counted are consecutive), text gaps are the content gaps when the same
+// events count.
+func factsOf(rec *storedRecord, tp []float64, intervals []float64, evs []storedEvent) requestFacts {
+	held := intervalSpan(rec)
+	f := requestFacts{t0: tp[0], t1: tp[1], tm: tp[len(tp)-1], rec: rec, contentFrom: -1,
 		intervalsMean: NumpyMean(intervals), contentMean: math.NaN(),
 		positiveLo: math.Inf(1), positiveHi: math.Inf(-1)}
 	for _, x := range intervals {
@@ -322,7 +344,7 @@ func factsOf(rec *storedRecord, tp []float64, held span, intervals []float64, ev
 				n++
 			}
 		}
-		f.tokensKnown, f.tokens = true, tokenSpan(rec, n)
+		f.tokensKnown, f.outputEvents = true, n
 	}
 	return f
 }
@@ -341,7 +363,7 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 	withEvents := 0
 	for _, idx := range st.Requests {
 		f := &facts[idx]
-		n := f.intervals.len()
+		n := f.intervals().len()
 		perRequest = append(perRequest, float64(n))
 		if n > 0 {
 			acc.RequestsWithIntervals++
@@ -369,7 +391,7 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 		} else {
 			var intervals pool
 			for _, idx := range st.Requests {
-				intervals = append(intervals, facts[idx].intervals)
+				intervals = append(intervals, facts[idx].intervals())
 			}
 			acc.PooledMeanSeconds = intervals.mean()
 		}
@@ -386,7 +408,7 @@ func (b *Builder) sseStage(rep *Report, st *StageResult, facts []requestFacts) {
 	contentIsITL, textIsContent := itl != nil, true
 	for _, idx := range st.Requests {
 		f := &facts[idx]
-		contentIsITL = contentIsITL && f.contentGaps.same(f.intervals)
+		contentIsITL = contentIsITL && f.contentGaps.same(f.intervals())
 		textIsContent = textIsContent && f.textGaps.same(f.contentGaps)
 	}
 	var contentStats []Statistic
@@ -477,7 +499,7 @@ func sseSamples(m Metric, f *requestFacts) (span, bool) {
 	case MetricTTFText:
 		return ownSpan([]float64{f.ttfText}), f.hasText
 	}
-	return f.tokens, f.tokensKnown
+	return f.tokens(), f.tokensKnown
 }
 
 // sloValue is a request's value of a per-request metric, as AISBench computes
