@@ -57,14 +57,7 @@ func FuzzPooledSamples(f *testing.F) {
 			out := int64(max(len(evs), 1))
 			recs = append(recs, RequestRecord{ID: string(rune('a' + i%26)), Success: i%11 != 5, TimePoints: tp, Events: evs, InputTokens: &out, OutputTokens: &out})
 		}
-		b := NewBuilder(Config{MaxConcurrency: 2, Stats: []string{"Average", "Min", "Max", "P50", "P90", "P99.9"}})
-		for _, r := range recs {
-			b.Add(r)
-		}
-		rep, err := b.Finalize()
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep, _ := buildPacked(t, recs)
 		st := rep.Total
 		if st.Err != nil {
 			return
