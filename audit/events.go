@@ -88,13 +88,10 @@ func (s *storedEvents) decode(buf *[]storedEvent) []storedEvent {
 		return s.plain
 	}
 	out := (*buf)[:0]
-	for _, r := range s.runs {
+	for _, r := range s.runs { // at least one: no events are kept plain
 		for range r.count {
 			out = append(out, r.event)
 		}
-	}
-	if out == nil {
-		out = []storedEvent{}
 	}
 	*buf = out
 	return out

@@ -7,11 +7,11 @@ import (
 
 // span is a request's run of samples: the intervals from..to of its time
 // points (np.diff(tp[1:])[from:to], decoded from the stored record each
-// time they are read), the token counts of its output events (tokens), or
-// values of its own. The intervals are the largest
-// thing a report reads, one per ITL sample; decoding them from the 4-byte
-// packed time points when read instead of keeping them as float64 keeps the
-// memory of Finalize to the time points' (issue 8: flat as the trace grows).
+// time they are read), the token counts of its output events from..to
+// (tokens), or values of its own. The intervals are the largest thing a
+// report reads, one per ITL sample: decoded from the 4-byte packed time
+// points when read rather than kept as float64, they cost Finalize no
+// memory of their own (issue 8: memory flat as the trace grows).
 type span struct {
 	rec      *storedRecord // nil: own
 	from, to int
