@@ -223,9 +223,9 @@ func (p pool) selectPercentiles(qs []float64, n int, sel *selection) []float64 {
 		size         int    // values in its 32-bit bucket
 	}
 	targets := make([]target, len(ranks))
-	// groupOf is, per top digit, 0 or (1 + g) << 16 for the g-th digit
-	// holding a wanted rank: its counts of the next 16 bits are
-	// hists[g<<16:(g+1)<<16], one array for all (uint32: n < 2^32).
+	// groupOf is, per top digit, 0, or g << 16 for the g-th digit (from 1)
+	// holding a wanted rank, whose counts of the next 16 bits are
+	// hists[g<<16 : (g+1)<<16]: one array for all, of uint32 (n < 2^32).
 	groupOf := make([]uint32, 1<<16)
 	groups := 0
 	for i, r := range ranks {
