@@ -25,8 +25,8 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+source "$repo/bench/lib.sh"
 nm=${SSEAUDIT_NODE_MODULES:-$HOME/.cache/sseaudit-node/node_modules}
-runs=${RUNS:-5}
 requests=${REQUESTS:-20000}
 tokens=${OUTPUT_TOKENS:-256}
 concurrency=${CONCURRENCY:-64}
@@ -36,27 +36,7 @@ if [[ ! -d $nm/@duckdb/node-api ]]; then
 	echo "compare.sh: no @duckdb/node-api in $nm (set SSEAUDIT_NODE_MODULES)" >&2
 	exit 2
 fi
-if [[ ! -x /usr/bin/time ]]; then
-	echo "compare.sh: needs GNU time at /usr/bin/time" >&2
-	exit 2
-fi
-if ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
-	echo "compare.sh: RUNS=$runs: want a positive number" >&2
-	exit 2
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sseaudit-compare.XXXXXX")
-if [[ ${KEEP:-0} == 1 ]]; then
-	echo "compare.sh: keeping $tmp" >&2
-else
-	trap 'rm -rf "$tmp"' EXIT
-fi
-
-audit=${AUDIT:-}
-if [[ -z $audit ]]; then
-	(cd "$repo" && go build -o "$tmp/audit" ./cmd/audit)
-	audit=$tmp/audit
-fi
+bench_setup compare.sh 5
 
 trace=$tmp/trace.parquet
 "$audit" gen --profile chat --requests "$requests" --output-tokens "$tokens" \
@@ -116,12 +96,7 @@ done
 echo "scan:     $(cat "$tmp/scan.out")"
 echo "classify: $(cat "$tmp/classify.out")"
 
-# median FILE COLUMN
-median() {
-	sort -g -k "$2,$2" "$1" | awk -v c="$2" '{v[NR] = $c} END {
-		if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-peak() { sort -g -k 3,3 "$1" | tail -n 1 | awk '{printf "%.0f", $3 / 1024}'; }
+peak() { awk '{printf "%.0f", $1 / 1024}' <<<"$(peak_kib "$1")"; }
 
 printf '\n%d runs each, %s requests of %s output tokens\n' "$runs" "$requests" "$tokens"
 printf '%-10s %10s %10s %14s\n' tool "wall s" "user s" "peak RSS MiB"

@@ -21,30 +21,11 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-runs=${RUNS:-3}
+source "$repo/bench/lib.sh"
 profile=${PROFILE:-chat}
 tokens=${OUTPUT_TOKENS:-256}
 sizes=${SIZES:-2000 5000 10000 20000}
-if [[ ! -x /usr/bin/time ]]; then
-	echo "scale.sh: needs GNU time at /usr/bin/time" >&2
-	exit 2
-fi
-if ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
-	echo "scale.sh: RUNS=$runs: want a positive number" >&2
-	exit 2
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sseaudit-scale.XXXXXX")
-if [[ ${KEEP:-0} == 1 ]]; then
-	echo "scale.sh: keeping $tmp" >&2
-else
-	trap 'rm -rf "$tmp"' EXIT
-fi
-audit=${AUDIT:-}
-if [[ -z $audit ]]; then
-	(cd "$repo" && go build -o "$tmp/audit" ./cmd/audit)
-	audit=$tmp/audit
-fi
+bench_setup scale.sh 3
 
 printf '%9s %10s %12s %8s %8s %14s %22s\n' requests "body MB" "ITL samples" "wall s" "user s" "peak RSS MiB" "RSS - 8 B/sample MiB"
 for n in $sizes; do
@@ -57,9 +38,9 @@ for n in $sizes; do
 		/usr/bin/time -f '%e %U %M' -o "$tmp/time" "$audit" report --color never "$trace" >/dev/null
 		tail -n 1 "$tmp/time" >>"$tmp/times"
 	done
-	wall=$(sort -g -k 1,1 "$tmp/times" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
-	user=$(sort -g -k 2,2 "$tmp/times" | awk '{v[NR] = $2} END {print v[int((NR + 1) / 2)]}')
-	rss=$(sort -g -k 3,3 "$tmp/times" | tail -n 1 | awk '{print $3}')
+	wall=$(median "$tmp/times" 1)
+	user=$(median "$tmp/times" 2)
+	rss=$(peak_kib "$tmp/times")
 	awk -v n="$n" -v b="$body" -v s="$samples" -v w="$wall" -v u="$user" -v r="$rss" 'BEGIN {
 		printf "%9d %10.0f %12d %8.2f %8.2f %14.0f %22.0f\n", n, b / 1e6, s, w, u, r / 1024, (r * 1024 - 8 * s) / 1048576 }' |
 		tee -a "$tmp/rows"
