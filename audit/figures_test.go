@@ -95,6 +95,25 @@ func TestInFlightCurveBucketed(t *testing.T) {
 	}
 }
 
+// binByHand counts values in the bins [edges[i], edges[i+1]), the zeros
+// apart, one bin after another.
+func binByHand(edges, values []float64) (counts []int, zero int) {
+	counts = make([]int, len(edges)-1)
+	for _, x := range values {
+		if x == 0 {
+			zero++
+			continue
+		}
+		for i := range counts {
+			if edges[i] <= x && x < edges[i+1] {
+				counts[i]++
+				break
+			}
+		}
+	}
+	return counts, zero
+}
+
 // The histograms hold every sample once, on bins whose edges contain it, and
 // their means are the report's.
 func TestDistributions(t *testing.T) {
@@ -115,20 +134,7 @@ func TestDistributions(t *testing.T) {
 			if ds.Samples != len(pair.values) {
 				t.Errorf("%s %s: %d samples, the metric has %d", d.Stage, ds.Metric, ds.Samples, len(pair.values))
 			}
-			want := make([]int, len(d.Edges)-1)
-			zero := 0
-			for _, x := range pair.values {
-				if x == 0 {
-					zero++
-					continue
-				}
-				for i := range want {
-					if d.Edges[i] <= x && x < d.Edges[i+1] {
-						want[i]++
-						break
-					}
-				}
-			}
+			want, zero := binByHand(d.Edges, pair.values)
 			if !slices.Equal(ds.Counts, want) || ds.Zero != zero {
 				t.Errorf("%s %s: counts %v zero %d, want %v zero %d", d.Stage, ds.Metric, ds.Counts, ds.Zero, want, zero)
 			}

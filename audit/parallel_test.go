@@ -83,20 +83,7 @@ func TestContentGapsFromIntervals(t *testing.T) {
 				dist   *Distribution
 				values []float64
 			}{{d.ITL, itl}, {d.Content, content}} {
-				want := make([]int, len(d.Edges)-1)
-				zero := 0
-				for _, x := range c.values {
-					if x == 0 {
-						zero++
-						continue
-					}
-					for i := range want {
-						if d.Edges[i] <= x && x < d.Edges[i+1] {
-							want[i]++
-							break
-						}
-					}
-				}
+				want, zero := binByHand(d.Edges, c.values)
 				if !slices.Equal(c.dist.Counts, want) || c.dist.Zero != zero || c.dist.Samples != len(c.values) {
 					t.Errorf("%s %s %s: counts %v zero %d samples %d, want %v zero %d samples %d", name, d.Stage, c.dist.Metric,
 						c.dist.Counts, c.dist.Zero, c.dist.Samples, want, zero, len(c.values))
