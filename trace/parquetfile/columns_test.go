@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -45,18 +44,7 @@ func TestPageVariants(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := reqs
-				if layout == trace.Flat {
-					want = flattenExpectation(reqs)
-				}
-				if !reflect.DeepEqual(got, want) {
-					for i := range want {
-						if i >= len(got) || !reflect.DeepEqual(got[i], want[i]) {
-							t.Fatalf("request %d: got %+v\nwant %+v", i, got[min(i, len(got)-1)], want[i])
-						}
-					}
-					t.Fatalf("%d requests, want %d", len(got), len(want))
-				}
+				checkRequests(t, got, reqs, layout)
 			})
 		}
 	}

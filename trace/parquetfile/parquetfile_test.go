@@ -61,6 +61,26 @@ func sampleRequests() []trace.Request {
 
 // flatten drops what the flat layout cannot tell apart: an empty chunks
 // list reads back as null.
+// checkRequests fails unless got are the requests written, reqs, as a file
+// of layout reads them back (flattenExpectation), naming the first that
+// differs.
+func checkRequests(t testing.TB, got, reqs []trace.Request, layout trace.Layout) {
+	t.Helper()
+	want := reqs
+	if layout == trace.Flat {
+		want = flattenExpectation(reqs)
+	}
+	if reflect.DeepEqual(got, want) {
+		return
+	}
+	for i := range want {
+		if i >= len(got) || !reflect.DeepEqual(got[i], want[i]) {
+			t.Fatalf("request %d: got %+v\nwant %+v", i, got[min(i, len(got)-1)], want[i])
+		}
+	}
+	t.Fatalf("%d requests, want %d", len(got), len(want))
+}
+
 func flattenExpectation(reqs []trace.Request) []trace.Request {
 	out := make([]trace.Request, len(reqs))
 	for i, r := range reqs {
@@ -145,13 +165,7 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := reqs
-			if tc.layout == trace.Flat {
-				want = flattenExpectation(reqs)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("requests differ:\n got %#v\nwant %#v", got, want)
-			}
+			checkRequests(t, got, reqs, tc.layout)
 			wantMeta := append(trace.Meta(nil), sampleMeta...)
 			wantMeta.Set(trace.KeySchemaVersion, "1")
 			wantMeta.Set("sseaudit.extra_kind.labels", "json")
@@ -451,13 +465,7 @@ func TestCodecsAndPageVersions(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want := reqs
-					if layout == trace.Flat {
-						want = flattenExpectation(reqs)
-					}
-					if !reflect.DeepEqual(got, want) {
-						t.Errorf("requests differ after a round trip")
-					}
+					checkRequests(t, got, reqs, layout)
 				})
 			}
 		}
