@@ -12,7 +12,6 @@ package serve
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sseaudit/sseaudit/internal/openaibody"
 	"github.com/sseaudit/sseaudit/trace"
 )
 
@@ -349,50 +349,8 @@ func jsonError(w http.ResponseWriter, status int, msg string) {
 // for chat completions, the prompt (the first one if a list) for
 // completions.
 func RequestPrompt(path string, body []byte) (string, error) {
-	var v struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Prompt json.RawMessage `json:"prompt"`
-	}
-	if err := json.Unmarshal(body, &v); err != nil {
-		return "", fmt.Errorf("request body: want a JSON object: %v", err)
-	}
 	if strings.HasSuffix(path, "/chat/completions") {
-		for i := len(v.Messages) - 1; i >= 0; i-- {
-			m := v.Messages[i]
-			if m.Role != "user" {
-				continue
-			}
-			var s string
-			if json.Unmarshal(m.Content, &s) == nil {
-				return s, nil
-			}
-			var parts []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			}
-			if err := json.Unmarshal(m.Content, &parts); err != nil {
-				return "", errors.New("messages[].content: want a string or a list of parts")
-			}
-			var b strings.Builder
-			for _, p := range parts {
-				if p.Type == "text" {
-					b.WriteString(p.Text)
-				}
-			}
-			return b.String(), nil
-		}
-		return "", errors.New("messages: want a user message")
+		return openaibody.ChatPrompt(body)
 	}
-	var s string
-	if json.Unmarshal(v.Prompt, &s) == nil {
-		return s, nil
-	}
-	var list []string
-	if json.Unmarshal(v.Prompt, &list) == nil && len(list) > 0 {
-		return list[0], nil
-	}
-	return "", errors.New("prompt: want a string or a list of strings")
+	return openaibody.CompletionsPrompt(body)
 }

@@ -7,6 +7,8 @@ func TestPrompt(t *testing.T) {
 		{`{"messages":[{"role":"system","content":"s"},{"role":"user","content":"hi"},{"role":"assistant","content":"a"}]}`, "hi"},
 		{`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","text":"x"},{"type":"text","text":"b"}]}]}`, "ab"},
 		{`{"prompt":"complete me"}`, "complete me"},
+		{`{"prompt":["first","second"]}`, "first"}, // as serve reads it
+		{`{"messages":[{"role":"user","content":5}],"prompt":"p"}`, ""},
 		{`"{\"prompt\":\"wrapped\"}"`, "wrapped"},
 		{`{"messages":[{"role":"system","content":"s"}]}`, ""},
 		{`not json`, ""},
