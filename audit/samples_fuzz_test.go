@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"math"
 	"slices"
 	"testing"
 
@@ -91,7 +90,7 @@ func FuzzPooledSamples(f *testing.F) {
 			}
 		}
 		if m := st.Metric(MetricITL); m != nil {
-			if got := m.SampleValues(); !sameBits(got, itl) {
+			if got := m.SampleValues(); !slices.EqualFunc(got, itl, sameFloat) {
 				t.Fatalf("ITL samples %v, want %v", got, itl)
 			}
 		}
@@ -110,15 +109,10 @@ func FuzzPooledSamples(f *testing.F) {
 				t.Fatalf("%s: %d samples, want %d", c.m, m.Samples, len(c.want))
 			}
 			if want := statistics(rep.AllStats, poolOf(c.want)); !slices.EqualFunc(m.Stats, want, func(a, b Statistic) bool {
-				return a.Name == b.Name && sameBits([]float64{a.Raw}, []float64{b.Raw})
+				return a.Name == b.Name && sameFloat(a.Raw, b.Raw)
 			}) {
 				t.Fatalf("%s statistics %v, want %v", c.m, m.Stats, want)
 			}
 		}
 	})
-}
-
-// sameBits says whether two lists hold the same float64 values bit for bit.
-func sameBits(a, b []float64) bool {
-	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
 }
