@@ -48,7 +48,8 @@ func (p pool) minMax() (lo, hi float64) {
 	return m.result()
 }
 
-// minMax accumulates NumpyMin and NumpyMax over samples added in order.
+// minMax is np.min and np.max of samples added in order, piece by piece:
+// the first NaN is both (numpy's NaN wins), and NaN when none was added.
 type minMax struct {
 	lo, hi      float64
 	seen, isNaN bool

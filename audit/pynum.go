@@ -115,36 +115,18 @@ func pairwiseSum(xs []float64) float64 {
 
 // NumpyMin and NumpyMax return np.min/np.max: NaN wins, as in numpy.
 func NumpyMin(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	m := xs[0]
-	for _, x := range xs {
-		if math.IsNaN(x) {
-			return x
-		}
-		if x < m {
-			m = x
-		}
-	}
-	return m
+	var m minMax
+	m.add(xs)
+	lo, _ := m.result()
+	return lo
 }
 
 // NumpyMax is the maximum counterpart of NumpyMin.
 func NumpyMax(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	m := xs[0]
-	for _, x := range xs {
-		if math.IsNaN(x) {
-			return x
-		}
-		if x > m {
-			m = x
-		}
-	}
-	return m
+	var m minMax
+	m.add(xs)
+	_, hi := m.result()
+	return hi
 }
 
 // NumpyPercentile returns np.percentile(xs, p) with numpy 1.24's default
