@@ -1,10 +1,13 @@
-package audit
+package audit_test
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/sseaudit/sseaudit/audit"
+	"github.com/sseaudit/sseaudit/pynum"
+	"github.com/sseaudit/sseaudit/record"
 	"github.com/sseaudit/sseaudit/replay"
 )
 
@@ -12,17 +15,17 @@ import (
 // a TTFT near 50 ms and tokens events near 20 ms apart (every 16th event
 // two tokens in one read, so ITLs of 0 occur), recorded events alongside,
 // and one failure in 100.
-func benchRecords(n, c, tokens int) []RequestRecord {
+func benchRecords(n, c, tokens int) []record.Request {
 	rng := rand.New(rand.NewPCG(1, 2))
 	free := make([]float64, c) // when each client slot is free again
-	recs := make([]RequestRecord, n)
+	recs := make([]record.Request, n)
 	in := int64(512)
 	for i := range recs {
 		slot := i % c
 		t0 := free[slot] + 0.001*rng.Float64()
 		tp := make([]float64, 0, tokens+1)
-		evs := make([]EventRecord, 0, tokens)
-		tp = append(tp, SecondsFromNanos(int64(t0*1e9)))
+		evs := make([]record.Event, 0, tokens)
+		tp = append(tp, pynum.SecondsFromNanos(int64(t0*1e9)))
 		t := t0 + 0.05 + 0.01*rng.Float64()
 		for k := range tokens {
 			if k > 0 && k%16 != 0 {
@@ -30,12 +33,12 @@ func benchRecords(n, c, tokens int) []RequestRecord {
 			}
 			// Whole nanoseconds, as replay makes them: the time points pack.
 			ns := int64(t * 1e9)
-			tp = append(tp, SecondsFromNanos(ns))
-			evs = append(evs, EventRecord{Class: replay.ClassContent, TNs: ns, Tokens: 1, ContentBytes: 6})
+			tp = append(tp, pynum.SecondsFromNanos(ns))
+			evs = append(evs, record.Event{Class: replay.ClassContent, TNs: ns, Tokens: 1, ContentBytes: 6})
 		}
 		free[slot] = t
 		out := int64(tokens)
-		recs[i] = RequestRecord{ID: fmt.Sprintf("req-%d", i), Success: i%100 != 99, TimePoints: tp, Events: evs,
+		recs[i] = record.Request{ID: fmt.Sprintf("req-%d", i), Success: i%100 != 99, TimePoints: tp, Events: evs,
 			InputTokens: &in, OutputTokens: &out}
 		if !recs[i].Success {
 			recs[i].TimePoints, recs[i].Events = nil, nil
@@ -53,7 +56,7 @@ func BenchmarkFinalize(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		bd := NewBuilder(Config{MaxConcurrency: 64})
+		bd := audit.NewBuilder(audit.Config{MaxConcurrency: 64})
 		for _, r := range recs {
 			bd.Add(r)
 		}

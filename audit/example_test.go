@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/sseaudit/sseaudit/audit"
+	"github.com/sseaudit/sseaudit/calc/aisbench"
+	"github.com/sseaudit/sseaudit/record"
 )
 
 // The worked example of the AISBench semantics (five requests, C = 2):
@@ -19,7 +21,7 @@ func Example() {
 		for k := 1; k <= 4; k++ {
 			tp = append(tp, first+(end-first)*float64(k)/4)
 		}
-		b.Add(audit.RequestRecord{Success: true, TimePoints: tp, InputTokens: tokens(1000), OutputTokens: tokens(100)})
+		b.Add(record.Request{Success: true, TimePoints: tp, InputTokens: tokens(1000), OutputTokens: tokens(100)})
 	}
 	rep, err := b.Finalize()
 	if err != nil {
@@ -29,7 +31,7 @@ func Example() {
 	w := rep.Stable.Window
 	fmt.Printf("stable window %v s to %v s: %d of %d requests\n", w.StartSeconds, w.EndSeconds, w.Selected, w.Of)
 	var csv strings.Builder
-	if err := rep.WriteAISBenchCSV(&csv, audit.StageStable); err != nil {
+	if err := rep.WriteStageCSV(&csv, aisbench.StageStable); err != nil {
 		fmt.Println(err)
 	}
 	// AISBench's csv.writer ends lines with CRLF; shown here with LF.

@@ -1,4 +1,4 @@
-package audit
+package audit_test
 
 import (
 	"math"
@@ -7,12 +7,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sseaudit/sseaudit/audit"
+	"github.com/sseaudit/sseaudit/calc/aisbench"
+	"github.com/sseaudit/sseaudit/figures"
+	"github.com/sseaudit/sseaudit/findings"
+	"github.com/sseaudit/sseaudit/metric"
+	"github.com/sseaudit/sseaudit/pynum"
+	"github.com/sseaudit/sseaudit/record"
+	"github.com/sseaudit/sseaudit/render"
 	"github.com/sseaudit/sseaudit/replay"
+	"github.com/sseaudit/sseaudit/table"
 )
 
 // The in-flight curve of the worked example, by hand.
 func TestInFlightCurveByHand(t *testing.T) {
-	rep := workedExample(t, Config{MaxConcurrency: 2})
+	rep := workedExample(t, audit.Config{MaxConcurrency: 2})
 	c := rep.Figures.InFlight
 	type step struct {
 		t float64
@@ -41,10 +50,10 @@ func TestInFlightCurveByHand(t *testing.T) {
 // Events at one instant: the curve keeps the count after them and the range
 // passed through.
 func TestInFlightCurveTies(t *testing.T) {
-	b := NewBuilder(Config{MaxConcurrency: 2})
+	b := audit.NewBuilder(audit.Config{MaxConcurrency: 2})
 	out := int64(5)
 	for _, tp := range [][]float64{{0, 1, 2}, {1, 1.5, 3}, {2, 2.5, 4}} {
-		b.Add(RequestRecord{Success: true, TimePoints: tp, InputTokens: &out, OutputTokens: &out})
+		b.Add(record.Request{Success: true, TimePoints: tp, InputTokens: &out, OutputTokens: &out})
 	}
 	rep, err := b.Finalize()
 	if err != nil {
@@ -63,21 +72,21 @@ func TestInFlightCurveTies(t *testing.T) {
 	t.Fatal("no point at 2 s")
 }
 
-// A long run is bucketed: at most maxCurvePoints points, and the envelope
+// A long run is bucketed: at most figures.MaxCurvePoints points, and the envelope
 // still holds the true peak.
 func TestInFlightCurveBucketed(t *testing.T) {
-	b := NewBuilder(Config{MaxConcurrency: 4})
+	b := audit.NewBuilder(audit.Config{MaxConcurrency: 4})
 	out := int64(5)
 	for i := range 3000 {
 		s := float64(i) * 0.01
-		b.Add(RequestRecord{ID: "r", Success: true, TimePoints: []float64{s, s + 0.005, s + 0.0371}, InputTokens: &out, OutputTokens: &out})
+		b.Add(record.Request{ID: "r", Success: true, TimePoints: []float64{s, s + 0.005, s + 0.0371}, InputTokens: &out, OutputTokens: &out})
 	}
 	rep, err := b.Finalize()
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := rep.Figures.InFlight
-	if !c.Bucketed || len(c.Points) > maxCurvePoints || c.Events != 6000 {
+	if !c.Bucketed || len(c.Points) > figures.MaxCurvePoints || c.Events != 6000 {
 		t.Fatalf("bucketed %v, %d points, %d events", c.Bucketed, len(c.Points), c.Events)
 	}
 	peak := 0
@@ -117,18 +126,18 @@ func binByHand(edges, values []float64) (counts []int, zero int) {
 // The histograms hold every sample once, on bins whose edges contain it, and
 // their means are the report's.
 func TestDistributions(t *testing.T) {
-	rep, results := reportOf(t, "../testdata/traces/findings/zero_intervals.jsonl", Config{})
+	rep, results := reportOf(t, "../testdata/traces/findings/zero_intervals.jsonl", audit.Config{})
 	if len(rep.Figures.Distributions) == 0 {
 		t.Fatal("no distributions")
 	}
 	for _, d := range rep.Figures.Distributions {
 		st := rep.Stage(d.Stage)
 		for _, pair := range []struct {
-			dist   *Distribution
+			dist   *figures.Distribution
 			values []float64
-		}{{d.ITL, st.Metric(MetricITL).SampleValues()}, {d.Content, contentGapPool(st, results)}} {
+		}{{d.ITL, st.Metric(metric.ITL).Values}, {d.Content, contentGapPool(st, results)}} {
 			ds := pair.dist
-			if m := st.SSEMetric(pair.dist.Metric); m != nil && m.Samples != ds.Samples {
+			if m := rep.SSE.Stage(d.Stage).Metric(pair.dist.Metric); m != nil && m.Samples != ds.Samples {
 				t.Errorf("%s %s: %d samples, the metric has %d", d.Stage, ds.Metric, ds.Samples, m.Samples)
 			}
 			if ds.Samples != len(pair.values) {
@@ -139,14 +148,15 @@ func TestDistributions(t *testing.T) {
 				t.Errorf("%s %s: counts %v zero %d, want %v zero %d", d.Stage, ds.Metric, ds.Counts, ds.Zero, want, zero)
 			}
 		}
-		if d.ITL.PooledMeanSeconds != st.ITL.PooledMeanSeconds || d.ITL.PerRequestMeanSeconds != st.ITL.PerRequestMeanSeconds {
-			t.Errorf("%s: ITL means %v %v, accounting %v %v", d.Stage, d.ITL.PooledMeanSeconds, d.ITL.PerRequestMeanSeconds, st.ITL.PooledMeanSeconds, st.ITL.PerRequestMeanSeconds)
+		acc := rep.SSE.Stage(d.Stage).ITL
+		if d.ITL.PooledMeanSeconds != acc.PooledMeanSeconds || d.ITL.PerRequestMeanSeconds != acc.PerRequestMeanSeconds {
+			t.Errorf("%s: ITL means %v %v, accounting %v %v", d.Stage, d.ITL.PooledMeanSeconds, d.ITL.PerRequestMeanSeconds, acc.PooledMeanSeconds, acc.PerRequestMeanSeconds)
 		}
-		if d.ITL.N != st.Metric(MetricITL).N || d.ITL.Zero != st.ITL.ZeroIntervals || d.ITL.Zero == 0 {
-			t.Errorf("%s: ITL N %d zero %d, report N %d zero %d (the trace has zero intervals)", d.Stage, d.ITL.N, d.ITL.Zero, st.Metric(MetricITL).N, st.ITL.ZeroIntervals)
+		if d.ITL.N != st.Metric(metric.ITL).N || d.ITL.Zero != acc.ZeroIntervals || d.ITL.Zero == 0 {
+			t.Errorf("%s: ITL N %d zero %d, report N %d zero %d (the trace has zero intervals)", d.Stage, d.ITL.N, d.ITL.Zero, st.Metric(metric.ITL).N, acc.ZeroIntervals)
 		}
-		if d.Content.PooledMeanSeconds != st.SSEMetric(MetricContentUpdateInterval).Stats[0].Raw {
-			t.Errorf("%s: content pooled mean %v, metric's Average %v", d.Stage, d.Content.PooledMeanSeconds, st.SSEMetric(MetricContentUpdateInterval).Stats[0].Raw)
+		if d.Content.PooledMeanSeconds != rep.SSE.Stage(d.Stage).Metric(metric.ContentUpdateInterval).Stats[0].Raw {
+			t.Errorf("%s: content pooled mean %v, metric's Average %v", d.Stage, d.Content.PooledMeanSeconds, rep.SSE.Stage(d.Stage).Metric(metric.ContentUpdateInterval).Stats[0].Raw)
 		}
 	}
 }
@@ -154,7 +164,7 @@ func TestDistributions(t *testing.T) {
 // The timelines of a small run hold every request; the event that sets tm
 // of a usage-tail run is the usage-only event.
 func TestTimelinesUsageTail(t *testing.T) {
-	rep, results := reportOf(t, "../testdata/traces/findings/usage_tail.jsonl", Config{})
+	rep, results := reportOf(t, "../testdata/traces/findings/usage_tail.jsonl", audit.Config{})
 	tl := rep.Figures.Timelines
 	if len(tl.Requests) != rep.Requests.Succeeded || tl.Of != rep.Requests.Succeeded || tl.Rule != "every successful request" {
 		t.Fatalf("%d timelines of %d, rule %q", len(tl.Requests), tl.Of, tl.Rule)
@@ -175,9 +185,9 @@ func TestTimelinesUsageTail(t *testing.T) {
 			}
 		}
 	}
-	var finding *Finding
+	var finding *findings.Finding
 	for i := range rep.Findings {
-		if rep.Findings[i].Code == FindingUsageTailSetsEnd {
+		if rep.Findings[i].Code == findings.UsageTailSetsEnd {
 			finding = &rep.Findings[i]
 		}
 	}
@@ -200,7 +210,7 @@ func TestTimelinesUsageTail(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		got  []ClassCount
+		got  []figures.ClassCount
 		want map[string]int
 	}{{rep.Figures.TmSetBy, tm}, {rep.Figures.TTFTSetBy, ttft}} {
 		sum := 0
@@ -223,13 +233,13 @@ func TestTimelinesUsageTail(t *testing.T) {
 // first request of each finding and a fixed pseudo-random few, the same
 // every time.
 func TestTimelinesSample(t *testing.T) {
-	build := func() *Report {
-		b := NewBuilder(Config{MaxConcurrency: 4})
+	build := func() *audit.Report {
+		b := audit.NewBuilder(audit.Config{MaxConcurrency: 4})
 		out := int64(20)
 		for i := range 200 {
 			s := float64(i) * 0.1
 			e2e := 0.3 + float64((i*37)%200)/100
-			b.Add(RequestRecord{ID: "q" + strings.Repeat("x", i%3) + string(rune('a'+i%26)), Success: true,
+			b.Add(record.Request{ID: "q" + strings.Repeat("x", i%3) + string(rune('a'+i%26)), Success: true,
 				TimePoints: []float64{s, s + 0.1, s + e2e/2, s + e2e}, InputTokens: &out, OutputTokens: &out})
 		}
 		rep, err := b.Finalize()
@@ -279,12 +289,12 @@ var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 // The coloured text is the plain text with escapes added, and colours the
 // severities.
 func TestWriteTextColor(t *testing.T) {
-	rep, _ := reportOf(t, "../testdata/traces/findings/usage_tail.jsonl", Config{})
+	rep, _ := reportOf(t, "../testdata/traces/findings/usage_tail.jsonl", audit.Config{})
 	var plain, color strings.Builder
-	if err := rep.WriteText(&plain); err != nil {
+	if err := render.Text(&plain, rep); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteTextColor(&color); err != nil {
+	if err := render.TextColor(&color, rep); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(plain.String(), "\x1b") {
@@ -293,14 +303,14 @@ func TestWriteTextColor(t *testing.T) {
 	if got := ansi.ReplaceAllString(color.String(), ""); got != plain.String() {
 		t.Errorf("colour text without escapes differs from the plain text:\n%s", got)
 	}
-	for _, want := range []string{ansiBold + "Findings (", ansiYellow + "warning", ansiBold + "Metric "} {
+	for _, want := range []string{table.Bold + "Findings (", table.Yellow + "warning", table.Bold + "Metric "} {
 		if !strings.Contains(color.String(), want) {
 			t.Errorf("colour text lacks %q", want)
 		}
 	}
 	// The report itself is not changed by rendering in colour.
 	plain.Reset()
-	rep.WriteText(&plain)
+	render.Text(&plain, rep)
 	if strings.Contains(plain.String(), "\x1b") {
 		t.Error("WriteTextColor left the report coloured")
 	}
@@ -308,12 +318,12 @@ func TestWriteTextColor(t *testing.T) {
 
 // Markdown carries the text report's numbers, cell for cell.
 func TestWriteMarkdownMatchesText(t *testing.T) {
-	rep, _ := reportOf(t, "../testdata/traces/findings/tpot_below_itl.jsonl", Config{})
+	rep, _ := reportOf(t, "../testdata/traces/findings/tpot_below_itl.jsonl", audit.Config{})
 	var text, md strings.Builder
-	if err := rep.WriteText(&text); err != nil {
+	if err := render.Text(&text, rep); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := render.Markdown(&md, rep); err != nil {
 		t.Fatal(err)
 	}
 	rows := func(s, prefix string, strip func(string) []string) map[string][]string {
@@ -339,7 +349,7 @@ func TestWriteMarkdownMatchesText(t *testing.T) {
 		return cells
 	})
 	checked := 0
-	for _, m := range Metrics {
+	for _, m := range metric.AISBench {
 		tr, mr := textRows[string(m)], mdRows[string(m)]
 		if tr == nil {
 			continue
@@ -359,40 +369,17 @@ func TestWriteMarkdownMatchesText(t *testing.T) {
 
 // contentGapPool is a stage's ContentUpdateInterval samples, pooled from its
 // requests' records: the report does not keep them.
-func contentGapPool(st *StageResult, results []*replay.Result) []float64 {
+func contentGapPool(st *aisbench.StageResult, results []*replay.Result) []float64 {
 	var pool []float64
 	for _, idx := range st.Requests {
-		rec := RecordFromReplay(results[idx])
+		rec := record.FromReplay(results[idx])
 		var ts []float64
 		for i, e := range rec.Events {
 			if e.HasContent() {
 				ts = append(ts, rec.TimePoints[i+1])
 			}
 		}
-		pool = append(pool, NumpyDiff(ts)...)
+		pool = append(pool, pynum.NumpyDiff(ts)...)
 	}
 	return pool
-}
-
-// edgeIndex's table finds the edge a binary search finds, edges themselves
-// and values beside them included.
-func TestEdgeIndex(t *testing.T) {
-	var edges []float64
-	for k := -60; k <= 10; k++ {
-		edges = append(edges, math.Pow(10, float64(k)/10))
-	}
-	lo, hi := 1.3e-6, 9.7
-	e := newEdgeIndex(edges, lo, hi)
-	xs := []float64{lo, hi, math.NaN(), 0.5e-6, 20}
-	for _, x := range edges {
-		xs = append(xs, x, math.Nextafter(x, 0), math.Nextafter(x, 100))
-	}
-	for i := range 100000 {
-		xs = append(xs, lo*math.Pow(hi/lo, float64(i)/100000))
-	}
-	for _, x := range xs {
-		if got, want := e.lastAtOrBelow(x), e.search(x); got != want {
-			t.Errorf("%v: edge %d, binary search %d", x, got, want)
-		}
-	}
 }

@@ -1,20 +1,30 @@
-package audit
+package audit_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/sseaudit/sseaudit/audit"
+	"github.com/sseaudit/sseaudit/calc/aisbench"
+	"github.com/sseaudit/sseaudit/calc/ssemetrics"
+	"github.com/sseaudit/sseaudit/findings"
+	"github.com/sseaudit/sseaudit/metric"
+	"github.com/sseaudit/sseaudit/pynum"
+	"github.com/sseaudit/sseaudit/record"
+	"github.com/sseaudit/sseaudit/render"
 	"github.com/sseaudit/sseaudit/replay"
+	"github.com/sseaudit/sseaudit/samples"
 	"github.com/sseaudit/sseaudit/trace"
 )
 
 // reportOf replays a JSONL trace with both framers, as `audit report` does,
 // and finalizes it with the thresholds the finding traces are built for.
-func reportOf(t *testing.T, path string, cfg Config) (*Report, []*replay.Result) {
+func reportOf(t *testing.T, path string, cfg audit.Config) (*audit.Report, []*replay.Result) {
 	t.Helper()
 	r, err := trace.Open(path, trace.OpenOptions{})
 	if err != nil {
@@ -26,10 +36,11 @@ func reportOf(t *testing.T, path string, cfg Config) (*Report, []*replay.Result)
 		t.Fatalf("%s: max concurrency: %v", path, err)
 	}
 	cfg.MaxConcurrency = c
-	if cfg.Thresholds == (Thresholds{}) {
-		cfg.Thresholds = Thresholds{MinWindowSeconds: 1, MinWindowRequests: 2}
+	if cfg.Thresholds == (findings.Thresholds{}) {
+		cfg.Thresholds = findings.Thresholds{MinWindowSeconds: 1, MinWindowRequests: 2}
 	}
-	b := NewBuilder(cfg)
+	cfg.KeepITLSamples = true
+	b := audit.NewBuilder(cfg)
 	var ais, sse replay.Replayer
 	var results []*replay.Result
 	for r.Scan() {
@@ -42,7 +53,7 @@ func reportOf(t *testing.T, path string, cfg Config) (*Report, []*replay.Result)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.Add(RecordFromReplays(req, a, s))
+		b.Add(record.FromReplays(req, a, s))
 		results = append(results, a)
 	}
 	if err := r.Err(); err != nil {
@@ -55,7 +66,7 @@ func reportOf(t *testing.T, path string, cfg Config) (*Report, []*replay.Result)
 	return rep, results
 }
 
-func codes(rep *Report) []string {
+func codes(rep *audit.Report) []string {
 	var out []string
 	for _, f := range rep.Findings {
 		s := f.Code
@@ -67,7 +78,7 @@ func codes(rep *Report) []string {
 	return out
 }
 
-func evidence(t *testing.T, f *Finding, name string) float64 {
+func evidence(t *testing.T, f *findings.Finding, name string) float64 {
 	t.Helper()
 	for _, e := range f.Evidence {
 		if e.Name == name {
@@ -126,7 +137,7 @@ func TestFindingTraces(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.trace, func(t *testing.T) {
-			rep, _ := reportOf(t, "../testdata/traces/findings/"+tc.trace+".jsonl", Config{})
+			rep, _ := reportOf(t, "../testdata/traces/findings/"+tc.trace+".jsonl", audit.Config{})
 			if got := codes(rep); !slices.Equal(got, tc.codes) {
 				t.Fatalf("findings %v, want %v", got, tc.codes)
 			}
@@ -152,28 +163,28 @@ func TestFindingTraces(t *testing.T) {
 // TestFindingShifts checks the time evidence against the traces' design.
 func TestFindingShifts(t *testing.T) {
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
-	rep, _ := reportOf(t, "../testdata/traces/findings/usage_tail.jsonl", Config{})
-	f := rep.Finding(FindingUsageTailSetsEnd, "")
-	if m, x := evidence(t, f, "mean_shift"), evidence(t, f, "max_shift"); !near(m, 0.05) || !near(x, 0.05) || f.Severity != SeverityWarning {
+	rep, _ := reportOf(t, "../testdata/traces/findings/usage_tail.jsonl", audit.Config{})
+	f := rep.Finding(findings.UsageTailSetsEnd, "")
+	if m, x := evidence(t, f, "mean_shift"), evidence(t, f, "max_shift"); !near(m, 0.05) || !near(x, 0.05) || f.Severity != findings.SeverityWarning {
 		t.Errorf("usage tail shift mean %v max %v (want 50 ms), severity %s", m, x, f.Severity)
 	}
-	rep, _ = reportOf(t, "../testdata/traces/findings/role_only.jsonl", Config{})
-	f = rep.Finding(FindingRoleOnlySetsTTFT, "")
+	rep, _ = reportOf(t, "../testdata/traces/findings/role_only.jsonl", audit.Config{})
+	f = rep.Finding(findings.RoleOnlySetsTTFT, "")
 	// role at 30 ms; first text at 100 ms (S) and 200 ms (L).
 	if m, x := evidence(t, f, "mean_shift"), evidence(t, f, "max_shift"); !near(m, (0.17+11*0.07)/12) || !near(x, 0.17) {
 		t.Errorf("role-only shift mean %v max %v", m, x)
 	}
-	if got := rep.Total.SSEMetric(MetricTTFText); got == nil || !near(NumpyMin(got.Values), 0.1) {
+	if got := rep.SSE.Total.Metric(metric.TTFText); got == nil || !near(pynum.NumpyMin(got.Values), 0.1) {
 		t.Errorf("TTFText %+v", got)
 	}
-	rep, _ = reportOf(t, "../testdata/traces/findings/tpot_below_itl.jsonl", Config{})
-	f = rep.Finding(FindingTPOTBelowITL, StageStable)
+	rep, _ = reportOf(t, "../testdata/traces/findings/tpot_below_itl.jsonl", audit.Config{})
+	f = rep.Finding(findings.TPOTBelowITL, aisbench.StageStable)
 	// Stable: S1..S10, events 100 ms apart, 4 tokens each, 16 tokens:
 	// TPOT = (400-100)/15 = 20 ms, ITL = 100 ms.
 	if tp, it := evidence(t, f, "tpot_mean"), evidence(t, f, "itl_mean"); !near(tp, 0.02) || !near(it, 0.1) {
 		t.Errorf("tpot %v itl %v", tp, it)
 	}
-	wt := rep.Stable.Windowed
+	wt := rep.SSE.Stable.Windowed
 	// The window [S1 start, S10 start] = 9 s; L's events inside: 36 (4 tokens
 	// each), S1..S9's 4 events and none of S10's (100 ms after its start), 4 tokens each.
 	if wt == nil || wt.Basis != "tokens" || wt.WindowSeconds != 9 {
@@ -188,10 +199,10 @@ func TestFindingShifts(t *testing.T) {
 // from the design of zero_intervals.jsonl, and a count made from the replayed
 // time points.
 func TestITLAccountingByHand(t *testing.T) {
-	rep, results := reportOf(t, "../testdata/traces/findings/zero_intervals.jsonl", Config{})
+	rep, results := reportOf(t, "../testdata/traces/findings/zero_intervals.jsonl", audit.Config{})
 	// By hand: L has 48 events (47 intervals), S0..S10 4 events (3 each), S5's
 	// 2nd and 3rd in one read (one interval of 0). Stable: S1..S10.
-	tot, st := rep.Total.ITL, rep.Stable.ITL
+	tot, st := rep.SSE.Total.ITL, rep.SSE.Stable.ITL
 	if tot.Requests != 12 || tot.AISBenchN != 12 || tot.RequestsWithIntervals != 12 || tot.Intervals != 47+11*3 || tot.ZeroIntervals != 1 ||
 		tot.PerRequestMin != 3 || tot.PerRequestMedian != 3 || tot.PerRequestMax != 47 {
 		t.Errorf("total %+v", tot)
@@ -226,9 +237,9 @@ func TestITLAccountingByHand(t *testing.T) {
 	if tot.Intervals != intervals || tot.ZeroIntervals != zero || tot.AISBenchN != n {
 		t.Errorf("total %d intervals, %d zero, N %d; time points say %d, %d, %d", tot.Intervals, tot.ZeroIntervals, tot.AISBenchN, intervals, zero, n)
 	}
-	itl := rep.Total.Metric(MetricITL)
-	if itl.N != tot.AISBenchN || len(itl.SampleValues()) != tot.Intervals || NumpyMean(itl.SampleValues()) != tot.PooledMeanSeconds {
-		t.Errorf("ITL row N %d samples %d, accounting %+v", itl.N, len(itl.SampleValues()), tot)
+	itl := rep.Total.Metric(metric.ITL)
+	if itl.N != tot.AISBenchN || len(itl.Values) != tot.Intervals || pynum.NumpyMean(itl.Values) != tot.PooledMeanSeconds {
+		t.Errorf("ITL row N %d samples %d, accounting %+v", itl.N, len(itl.Values), tot)
 	}
 	var per float64
 	for _, m := range means {
@@ -245,24 +256,24 @@ func TestITLAccountingByHand(t *testing.T) {
 
 func TestParseStatisticAndSLO(t *testing.T) {
 	for _, s := range []string{"Average", "P99.9", "P0", "P100", "P50", "P05", "P99.99"} {
-		if _, ok := ParseStatistic(s); !ok {
+		if _, ok := samples.ParseStatistic(s); !ok {
 			t.Errorf("%q rejected", s)
 		}
 	}
 	for _, s := range []string{"P", "P101", "P.5", "P5.", "P1.2.3", "p50", "Bogus", "P-1"} {
-		if _, ok := ParseStatistic(s); ok {
+		if _, ok := samples.ParseStatistic(s); ok {
 			t.Errorf("%q accepted", s)
 		}
 	}
-	slo, err := ParseSLO("TPOT<20ms")
-	if err != nil || slo.Metric != MetricTPOT || slo.Op != "<" || slo.Threshold != 0.02 {
+	slo, err := ssemetrics.ParseSLO("TPOT<20ms")
+	if err != nil || slo.Metric != metric.TPOT || slo.Op != "<" || slo.Threshold != 0.02 {
 		t.Errorf("%+v %v", slo, err)
 	}
-	if slo, err := ParseSLO("OutputTokenThroughput >= 30"); err != nil || slo.Op != ">=" || slo.Threshold != 30 {
+	if slo, err := ssemetrics.ParseSLO("OutputTokenThroughput >= 30"); err != nil || slo.Op != ">=" || slo.Threshold != 30 {
 		t.Errorf("%+v %v", slo, err)
 	}
 	for _, bad := range []string{"TPOT<20", "ITL<20ms", "Foo<1s", "TPOT", "TPOT<abc ms", "<1s"} {
-		if _, err := ParseSLO(bad); err == nil {
+		if _, err := ssemetrics.ParseSLO(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
@@ -271,33 +282,33 @@ func TestParseStatisticAndSLO(t *testing.T) {
 // TestSLOAndStats: SLO attainment counted by hand on the clean trace, and a
 // statistic AISBench lacks computed from the same samples.
 func TestSLOAndStats(t *testing.T) {
-	var slos []SLO
+	var slos []ssemetrics.SLO
 	for _, s := range []string{"E2EL<1s", "TTFContent<=150ms", "TPOT<200ms"} {
-		slo, err := ParseSLO(s)
+		slo, err := ssemetrics.ParseSLO(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		slos = append(slos, slo)
 	}
-	rep, _ := reportOf(t, "../testdata/traces/findings/clean.jsonl", Config{SLOs: slos, Stats: []string{"Average", "P99.9"}})
+	rep, _ := reportOf(t, "../testdata/traces/findings/clean.jsonl", audit.Config{SLOs: slos, Stats: []string{"Average", "P99.9"}})
 	// Total: L (E2EL 11.95 s, first content at 200 ms, TPOT (11.95-0.2)/47 = 250 ms)
 	// and S0..S10 (E2EL 400 ms, first content at 100 ms, TPOT 100 ms).
-	got := rep.Total.SLOs
+	got := rep.SSE.Total.SLOs
 	if len(got) != 3 || got[0].Met != 11 || got[0].Denominator != 12 || got[1].Met != 11 || got[2].Met != 11 || got[0].Fraction != 11.0/12 {
 		t.Errorf("total SLOs %+v", got)
 	}
-	if st := rep.Stable.SLOs; st[0].Met != 10 || st[0].Denominator != 10 {
+	if st := rep.SSE.Stable.SLOs; st[0].Met != 10 || st[0].Denominator != 10 {
 		t.Errorf("stable SLOs %+v", st)
 	}
 	if !slices.Equal(rep.Stats, []string{"Average"}) || !slices.Equal(rep.AllStats, []string{"Average", "P99.9"}) {
 		t.Fatalf("stats %v / %v", rep.Stats, rep.AllStats)
 	}
-	e2el := rep.Total.Metric(MetricE2EL)
-	if len(e2el.Extra) != 1 || e2el.Extra[0].Name != "P99.9" || e2el.Extra[0].Raw != NumpyPercentile(e2el.Values, 99.9) {
+	e2el := rep.Total.Metric(metric.E2EL)
+	if len(e2el.Extra) != 1 || e2el.Extra[0].Name != "P99.9" || e2el.Extra[0].Raw != pynum.NumpyPercentile(e2el.Values, 99.9) {
 		t.Errorf("E2EL extra %+v", e2el.Extra)
 	}
 	var text bytes.Buffer
-	if err := rep.WriteText(&text); err != nil {
+	if err := render.Text(&text, rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"P99.9*", "E2EL<1s", "11 of 12 (91.7%)", "Findings: none."} {
@@ -313,10 +324,10 @@ func TestSLOAndStats(t *testing.T) {
 func TestReportJSONWithFindingsValidates(t *testing.T) {
 	v := loadReportSchema(t)
 	for _, name := range []string{"clean", "tpot_below_itl", "buffered", "event_lines", "no_window", "unknown_tokens", "below_c"} {
-		slo, _ := ParseSLO("TTFT<150ms")
-		rep, _ := reportOf(t, "../testdata/traces/findings/"+name+".jsonl", Config{SLOs: []SLO{slo}, Stats: []string{"Average", "P99.9"}})
+		slo, _ := ssemetrics.ParseSLO("TTFT<150ms")
+		rep, _ := reportOf(t, "../testdata/traces/findings/"+name+".jsonl", audit.Config{SLOs: []ssemetrics.SLO{slo}, Stats: []string{"Average", "P99.9"}})
 		var buf bytes.Buffer
-		if err := rep.WriteJSON(&buf); err != nil {
+		if err := render.JSON(&buf, rep); err != nil {
 			t.Fatal(err)
 		}
 		doc := decodeWithNumbers(t, buf.Bytes())
@@ -324,8 +335,8 @@ func TestReportJSONWithFindingsValidates(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 		metrics := doc.(map[string]any)["metrics"].(map[string]any)
-		for _, stage := range Stages {
-			for _, m := range rep.Stage(stage).SSE {
+		for _, stage := range aisbench.Stages {
+			for _, m := range rep.SSE.Stage(stage).Metrics {
 				if _, ok := metrics[string(m.Name)].(map[string]any)[string(stage)]; !ok {
 					t.Errorf("%s: no metrics.%s.%s", name, m.Name, stage)
 				}
@@ -335,7 +346,7 @@ func TestReportJSONWithFindingsValidates(t *testing.T) {
 			t.Errorf("%s: findings not all in JSON", name)
 		}
 		var csv bytes.Buffer
-		if err := rep.WriteCSV(&csv); err != nil {
+		if err := render.CSV(&csv, rep); err != nil {
 			t.Fatal(err)
 		}
 		if want := 1 + countMetrics(rep); strings.Count(csv.String(), "\n") != want {
@@ -344,20 +355,40 @@ func TestReportJSONWithFindingsValidates(t *testing.T) {
 	}
 }
 
-func countMetrics(rep *Report) int {
+func countMetrics(rep *audit.Report) int {
 	n := 0
-	for _, stage := range Stages {
+	for _, stage := range aisbench.Stages {
 		st := rep.Stage(stage)
-		n += len(st.Metrics) + len(st.SSE)
+		n += len(st.Metrics) + len(rep.SSE.Stage(stage).Metrics)
 	}
-	if rep.Stable.Windowed != nil {
+	if rep.SSE.Stable.Windowed != nil {
 		n++
 	}
 	return n
 }
 
 func ExampleParseSLO() {
-	slo, _ := ParseSLO("TPOT<20ms")
+	slo, _ := ssemetrics.ParseSLO("TPOT<20ms")
 	fmt.Println(slo.Metric, slo.Op, slo.Threshold)
 	// Output: TPOT < 0.02
+}
+
+// TestSSEFiguresWithoutAISBenchNumbers: a stage whose AISBench numbers are
+// unknowable (no token counts) still has its ITL accounting and sseaudit's
+// time metrics, which need no tokens.
+func TestSSEFiguresWithoutAISBenchNumbers(t *testing.T) {
+	rep, _ := reportOf(t, "../testdata/traces/findings/unknown_tokens.jsonl", audit.Config{})
+	var tokErr *aisbench.UnknownTokensError
+	if !errors.As(rep.Total.Err, &tokErr) {
+		t.Fatalf("total error %v", rep.Total.Err)
+	}
+	if a := rep.SSE.Total.ITL; a == nil || a.Intervals != 47+11*3 || a.AISBenchN != 12 || a.InAISBenchTable {
+		t.Errorf("ITL accounting %+v", a)
+	}
+	if rep.SSE.Total.Metric(metric.TTFContent) == nil || rep.SSE.Stable.Metric(metric.ContentUpdateInterval) == nil {
+		t.Error("time metrics missing")
+	}
+	if wt := rep.SSE.Stable.Windowed; wt == nil || wt.Basis != "output events" || wt.NativeOutputTokenThroughput != nil {
+		t.Errorf("windowed %+v", wt)
+	}
 }

@@ -1,4 +1,4 @@
-package audit
+package audit_test
 
 import (
 	"bytes"
@@ -7,19 +7,26 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sseaudit/sseaudit/audit"
+	"github.com/sseaudit/sseaudit/figures"
+	"github.com/sseaudit/sseaudit/metric"
+	"github.com/sseaudit/sseaudit/pynum"
+	"github.com/sseaudit/sseaudit/record"
+	"github.com/sseaudit/sseaudit/render"
 	"github.com/sseaudit/sseaudit/replay"
+	"github.com/sseaudit/sseaudit/samples"
 )
 
 // mixedGapRecords are requests of three kinds in turn: every event content
 // (the content gaps are the intervals), a role event first and a usage-only
 // tail (the gaps a piece of the intervals), and content events between
 // role-only ones (gaps of their own). Some intervals are 0.
-func mixedGapRecords(n int) []RequestRecord {
-	recs := make([]RequestRecord, n)
+func mixedGapRecords(n int) []record.Request {
+	recs := make([]record.Request, n)
 	for i := range recs {
 		t0 := float64(i) * 0.25
 		tp := []float64{t0}
-		var evs []EventRecord
+		var evs []record.Event
 		for k := range 40 {
 			class, content := replay.ClassContent, 3
 			switch {
@@ -35,10 +42,10 @@ func mixedGapRecords(n int) []RequestRecord {
 				t += 0.05
 			}
 			tp = append(tp, t)
-			evs = append(evs, EventRecord{Class: class, Tokens: -1, ContentBytes: content})
+			evs = append(evs, record.Event{Class: class, Tokens: -1, ContentBytes: content})
 		}
 		out := int64(40)
-		recs[i] = RequestRecord{ID: fmt.Sprintf("r%d", i), Success: true, TimePoints: tp, Events: evs,
+		recs[i] = record.Request{ID: fmt.Sprintf("r%d", i), Success: true, TimePoints: tp, Events: evs,
 			InputTokens: &out, OutputTokens: &out}
 	}
 	return recs
@@ -51,10 +58,10 @@ func mixedGapRecords(n int) []RequestRecord {
 // the intervals.
 func TestContentGapsFromIntervals(t *testing.T) {
 	for name, c := range map[string]struct {
-		recs           []RequestRecord
+		recs           []record.Request
 		maxConcurrency int
 	}{"content only": {benchRecords(300, 8, 40), 8}, "mixed": {mixedGapRecords(300), 3}} {
-		b := NewBuilder(Config{MaxConcurrency: c.maxConcurrency, Stats: []string{"Average", "Min", "P50", "P99.9", "Max"}})
+		b := audit.NewBuilder(audit.Config{MaxConcurrency: c.maxConcurrency, Stats: []string{"Average", "Min", "P50", "P99.9", "Max"}})
 		for _, r := range c.recs {
 			b.Add(r)
 		}
@@ -70,17 +77,17 @@ func TestContentGapsFromIntervals(t *testing.T) {
 			var itl, content []float64
 			for _, idx := range st.Requests {
 				r := c.recs[idx]
-				itl = append(itl, NumpyDiff(r.TimePoints[1:])...)
+				itl = append(itl, pynum.NumpyDiff(r.TimePoints[1:])...)
 				var ts []float64
 				for i, e := range r.Events {
 					if e.HasContent() {
 						ts = append(ts, r.TimePoints[i+1])
 					}
 				}
-				content = append(content, NumpyDiff(ts)...)
+				content = append(content, pynum.NumpyDiff(ts)...)
 			}
 			for _, c := range []struct {
-				dist   *Distribution
+				dist   *figures.Distribution
 				values []float64
 			}{{d.ITL, itl}, {d.Content, content}} {
 				want, zero := binByHand(d.Edges, c.values)
@@ -89,15 +96,15 @@ func TestContentGapsFromIntervals(t *testing.T) {
 						c.dist.Counts, c.dist.Zero, c.dist.Samples, want, zero, len(c.values))
 				}
 			}
-			m := st.SSEMetric(MetricContentUpdateInterval)
-			if want := statistics(rep.AllStats, poolOf(content)); !slices.Equal(m.Stats, want) {
+			m := rep.SSE.Stage(d.Stage).Metric(metric.ContentUpdateInterval)
+			if want := samples.Statistics(rep.AllStats, samples.PoolOf(content)); !slices.Equal(m.Stats, want) {
 				t.Errorf("%s %s: content statistics %v, want %v", name, d.Stage, m.Stats, want)
 			}
-			if d.Content.PooledMeanSeconds != NumpyMean(content) || d.Content.N != m.N {
-				t.Errorf("%s %s: content pooled mean %v N %d, want %v N %d", name, d.Stage, d.Content.PooledMeanSeconds, d.Content.N, NumpyMean(content), m.N)
+			if d.Content.PooledMeanSeconds != pynum.NumpyMean(content) || d.Content.N != m.N {
+				t.Errorf("%s %s: content pooled mean %v N %d, want %v N %d", name, d.Stage, d.Content.PooledMeanSeconds, d.Content.N, pynum.NumpyMean(content), m.N)
 			}
-			if st.ITL.PooledMeanSeconds != NumpyMean(itl) {
-				t.Errorf("%s %s: ITL pooled mean %v, want %v", name, d.Stage, st.ITL.PooledMeanSeconds, NumpyMean(itl))
+			if acc := rep.SSE.Stage(d.Stage).ITL; acc.PooledMeanSeconds != pynum.NumpyMean(itl) {
+				t.Errorf("%s %s: ITL pooled mean %v, want %v", name, d.Stage, acc.PooledMeanSeconds, pynum.NumpyMean(itl))
 			}
 		}
 	}
@@ -107,11 +114,11 @@ func TestContentGapsFromIntervals(t *testing.T) {
 // 1, 2 and 4, on requests whose content gaps are the intervals (statistics
 // shared with ITL) and on requests of mixed kinds.
 func TestFinalizeParallelSameReport(t *testing.T) {
-	for name, recs := range map[string][]RequestRecord{"bench": benchRecords(600, 16, 64), "mixed": mixedGapRecords(600)} {
+	for name, recs := range map[string][]record.Request{"bench": benchRecords(600, 16, 64), "mixed": mixedGapRecords(600)} {
 		var want []byte
 		for _, procs := range []int{1, 2, 4} {
 			prev := runtime.GOMAXPROCS(procs)
-			b := NewBuilder(Config{MaxConcurrency: 3, Stats: []string{"Average", "P50", "P99.9", "Max"}})
+			b := audit.NewBuilder(audit.Config{MaxConcurrency: 3, Stats: []string{"Average", "P50", "P99.9", "Max"}})
 			for _, r := range recs {
 				b.Add(r)
 			}
@@ -121,10 +128,10 @@ func TestFinalizeParallelSameReport(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			if err := rep.WriteJSON(&out); err != nil {
+			if err := render.JSON(&out, rep); err != nil {
 				t.Fatal(err)
 			}
-			if err := rep.WriteText(&out); err != nil {
+			if err := render.Text(&out, rep); err != nil {
 				t.Fatal(err)
 			}
 			if want == nil {

@@ -1,10 +1,14 @@
-package audit
+package audit_test
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/sseaudit/sseaudit/metric"
+	"github.com/sseaudit/sseaudit/pynum"
+	"github.com/sseaudit/sseaudit/record"
 	"github.com/sseaudit/sseaudit/replay"
+	"github.com/sseaudit/sseaudit/samples"
 )
 
 // FuzzPooledSamples: the pooled metrics' samples, read through the stored
@@ -22,7 +26,7 @@ func FuzzPooledSamples(f *testing.F) {
 		12, 24, 24, 88, 24, 216, 24, 24, 24, 24, 24, 24, 51}, true)
 	f.Fuzz(func(t *testing.T, raw []byte, epoch bool) {
 		classes := []replay.Class{replay.ClassContent, replay.ClassRole, replay.ClassReasoning, replay.ClassUsageOnly, replay.ClassToolCall, replay.ClassFinish}
-		var recs []RequestRecord
+		var recs []record.Request
 		ns := int64(1_000_000)
 		if epoch {
 			ns = 1_700_000_000_000_000_000
@@ -31,13 +35,13 @@ func FuzzPooledSamples(f *testing.F) {
 			n := int(raw[0] % 40)
 			raw = raw[1:]
 			start := ns + int64(i)*7_000_000
-			tp := []float64{SecondsFromNanos(start)}
-			evs := []EventRecord{}
+			tp := []float64{pynum.SecondsFromNanos(start)}
+			evs := []record.Event{}
 			at := start + 50_000_000
 			for k := 0; k < n && len(raw) > 0; k++ {
 				b := raw[0]
 				raw = raw[1:]
-				e := EventRecord{Class: classes[int(b)%len(classes)], Tokens: -1}
+				e := record.Event{Class: classes[int(b)%len(classes)], Tokens: -1}
 				switch e.Class {
 				case replay.ClassContent:
 					e.ContentBytes = 1 + int(b>>4)
@@ -50,13 +54,13 @@ func FuzzPooledSamples(f *testing.F) {
 				if b&16 != 0 { // else the same read
 					at += int64(b) * 137_000
 				}
-				tp = append(tp, SecondsFromNanos(at))
+				tp = append(tp, pynum.SecondsFromNanos(at))
 				evs = append(evs, e)
 			}
 			out := int64(max(len(evs), 1))
-			recs = append(recs, RequestRecord{ID: string(rune('a' + i%26)), Success: i%11 != 5, TimePoints: tp, Events: evs, InputTokens: &out, OutputTokens: &out})
+			recs = append(recs, record.Request{ID: string(rune('a' + i%26)), Success: i%11 != 5, TimePoints: tp, Events: evs, InputTokens: &out, OutputTokens: &out})
 		}
-		rep, _ := buildPacked(t, recs)
+		rep := buildPacked(t, recs, nil)
 		st := rep.Total
 		if st.Err != nil {
 			return
@@ -65,7 +69,7 @@ func FuzzPooledSamples(f *testing.F) {
 		for _, idx := range st.Requests {
 			r := recs[idx]
 			if len(r.TimePoints) > 2 {
-				itl = append(itl, NumpyDiff(r.TimePoints[1:])...)
+				itl = append(itl, pynum.NumpyDiff(r.TimePoints[1:])...)
 			}
 			var ts []float64
 			allKnown, anyOutput := true, false
@@ -83,22 +87,22 @@ func FuzzPooledSamples(f *testing.F) {
 				}
 			}
 			if len(ts) > 1 {
-				content = append(content, NumpyDiff(ts)...)
+				content = append(content, pynum.NumpyDiff(ts)...)
 			}
 			if allKnown && anyOutput {
 				tokens = append(tokens, tk...)
 			}
 		}
-		if m := st.Metric(MetricITL); m != nil {
-			if got := m.SampleValues(); !slices.EqualFunc(got, itl, sameFloat) {
+		if m := st.Metric(metric.ITL); m != nil {
+			if got := m.Values; !slices.EqualFunc(got, itl, sameFloat) {
 				t.Fatalf("ITL samples %v, want %v", got, itl)
 			}
 		}
 		for _, c := range []struct {
-			m    Metric
+			m    metric.Metric
 			want []float64
-		}{{MetricContentUpdateInterval, content}, {MetricTokensPerEvent, tokens}} {
-			m := st.SSEMetric(c.m)
+		}{{metric.ContentUpdateInterval, content}, {metric.TokensPerEvent, tokens}} {
+			m := rep.SSE.Total.Metric(c.m)
 			if m == nil {
 				if len(c.want) > 0 {
 					t.Fatalf("%s absent, want %d samples", c.m, len(c.want))
@@ -108,7 +112,7 @@ func FuzzPooledSamples(f *testing.F) {
 			if m.Samples != len(c.want) {
 				t.Fatalf("%s: %d samples, want %d", c.m, m.Samples, len(c.want))
 			}
-			if want := statistics(rep.AllStats, poolOf(c.want)); !slices.EqualFunc(m.Stats, want, func(a, b Statistic) bool {
+			if want := samples.Statistics(rep.AllStats, samples.PoolOf(c.want)); !slices.EqualFunc(m.Stats, want, func(a, b samples.Statistic) bool {
 				return a.Name == b.Name && sameFloat(a.Raw, b.Raw)
 			}) {
 				t.Fatalf("%s statistics %v, want %v", c.m, m.Stats, want)

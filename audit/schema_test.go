@@ -1,4 +1,4 @@
-package audit
+package audit_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/sseaudit/sseaudit/render"
 )
 
 // The report's JSON validates against schemas/report/v1.schema.json, checked
@@ -65,7 +66,7 @@ func TestReportJSONValidatesAgainstSchema(t *testing.T) {
 		in, _ := loadOracleCase(t, name)
 		rep := buildFromOracleInput(t, in)
 		var buf bytes.Buffer
-		if err := rep.WriteJSON(&buf); err != nil {
+		if err := render.JSON(&buf, rep); err != nil {
 			t.Fatal(err)
 		}
 		if err := v.validate(decodeWithNumbers(t, buf.Bytes())); err != nil {
@@ -75,7 +76,7 @@ func TestReportJSONValidatesAgainstSchema(t *testing.T) {
 	}
 	for _, rep := range unusualReports(t) {
 		var buf bytes.Buffer
-		if err := rep.WriteJSON(&buf); err != nil {
+		if err := render.JSON(&buf, rep); err != nil {
 			t.Fatal(err)
 		}
 		if err := v.validate(decodeWithNumbers(t, buf.Bytes())); err != nil {
@@ -91,7 +92,7 @@ func TestSchemaValidatorRejectsBrokenReports(t *testing.T) {
 	v := loadReportSchema(t)
 	in, _ := loadOracleCase(t, "worked_example")
 	var buf bytes.Buffer
-	if err := buildFromOracleInput(t, in).WriteJSON(&buf); err != nil {
+	if err := render.JSON(&buf, buildFromOracleInput(t, in)); err != nil {
 		t.Fatal(err)
 	}
 	for _, breakIt := range []struct {

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/sseaudit/sseaudit/internal/atomicfile"
 )
 
 // Format is one file format a trace can be stored in. Formats register
@@ -179,11 +181,11 @@ func (c *closingReader) Close() error {
 	return err
 }
 
-// Writer writes a trace file atomically: to a temporary file beside the
-// target, renamed into place by Close. Abort removes the temporary file.
+// Writer writes a trace file atomically (package atomicfile): to a
+// temporary file beside the target, renamed into place by Close. Abort
+// removes the temporary file.
 type Writer struct {
-	path string
-	tmp  *os.File
+	file *atomicfile.File // nil for stdout
 	out  io.Writer
 	rw   RequestWriter
 	done bool
@@ -205,18 +207,17 @@ func Create(path, format string, stdout io.Writer, opts WriteOptions) (*Writer, 
 	if _, ok := opts.Meta.Get(KeySchemaVersion); !ok {
 		opts.Meta.Set(KeySchemaVersion, SchemaVersion)
 	}
-	w := &Writer{path: path}
+	w := &Writer{}
 	if path == "-" {
 		if stdout == nil {
 			stdout = os.Stdout
 		}
 		w.out = stdout
 	} else {
-		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-		if err != nil {
+		if w.file, err = atomicfile.Create(path); err != nil {
 			return nil, err
 		}
-		w.tmp, w.out = tmp, tmp
+		w.out = w.file
 	}
 	w.rw, err = f.NewWriter(w.out, opts)
 	if err != nil {
@@ -245,26 +246,14 @@ func (w *Writer) Close() error {
 	}
 	w.done = true
 	err := w.rw.Close()
-	if w.tmp == nil {
+	if w.file == nil {
 		return err
 	}
-	if err == nil {
-		err = w.tmp.Sync()
-	}
-	if err == nil {
-		// CreateTemp makes the file private; a trace is an ordinary file.
-		err = w.tmp.Chmod(0o644)
-	}
-	if cerr := w.tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(w.tmp.Name(), w.path)
-	}
 	if err != nil {
-		os.Remove(w.tmp.Name())
+		w.file.Abort()
+		return err
 	}
-	return err
+	return w.file.Commit()
 }
 
 // Abort drops what was written; the target is left untouched.
@@ -273,9 +262,8 @@ func (w *Writer) Abort() {
 		return
 	}
 	w.done = true
-	if w.tmp != nil {
-		w.tmp.Close()
-		os.Remove(w.tmp.Name())
+	if w.file != nil {
+		w.file.Abort()
 	}
 }
 

@@ -385,7 +385,7 @@ func TestBrowserHTMLReport(t *testing.T) {
 		{"basic", "testdata/traces/basic.jsonl", true},
 		{"usage-tail", "testdata/traces/findings/usage_tail.jsonl", false},
 		{"no-window", "testdata/traces/findings/no_window.jsonl", false},
-		{"time-points", "audit/whatif/testdata/time_points.jsonl", false},
+		{"time-points", "whatif/testdata/time_points.jsonl", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -51,7 +50,7 @@ Examples (they need a live server; run them by hand):
   $ audit capture --salvage cut.arrows -o saved.arrows`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "url", Usage: "the server: http://host:port, .../v1, or the endpoint URL (required)"},
-			&cli.StringFlag{Name: "api", Value: "chat", Usage: "chat (/v1/chat/completions) or completions (/v1/completions)"},
+			enumFlag("api", "chat", "chat (/v1/chat/completions) or completions (/v1/completions)", "chat", "completions"),
 			&cli.IntFlag{Name: "requests", Value: 100, Usage: "requests to send"},
 			&cli.IntFlag{Name: "concurrency", Value: 1, Usage: "clients of the closed loop"},
 			&cli.Float64Flag{Name: "rate", Usage: "at most this many requests a second (0: no cap)"},
@@ -64,7 +63,7 @@ Examples (they need a live server; run them by hand):
 			&cli.BoolFlag{Name: "drain", Usage: "on Ctrl-C, let the requests in flight finish and keep them"},
 			&cli.DurationFlag{Name: "timeout", Usage: "bound on one request (0: none)"},
 			&cli.IntFlag{Name: "flush-every", Value: capture.DefaultFlushEvery, Usage: "requests a record batch holds at most (written to disk at once)"},
-			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress line on stderr: auto (when a terminal), always, never"},
+			enumFlag("progress", "auto", "progress line on stderr: auto (when a terminal), always, never", "auto", "always", "never"),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the trace to write, .arrows (required; never overwritten)"},
 			&cli.StringFlag{Name: "salvage", Usage: "instead of capturing: copy the readable part of a capture file cut inside a record batch (every complete batch) to -o"},
 		},
@@ -109,10 +108,6 @@ Examples (they need a live server; run them by hand):
 			if err != nil {
 				return usagef("capture: %v", err)
 			}
-			progress := cmd.String("progress")
-			if progress != "auto" && progress != "always" && progress != "never" {
-				return usagef("capture: --progress %q: want auto, always or never", progress)
-			}
 			if p := cmd.String("prompts"); p != "" {
 				f, err := os.Open(p)
 				if err != nil {
@@ -152,7 +147,7 @@ Examples (they need a live server; run them by hand):
 				case <-time.After(24 * time.Hour):
 				}
 			}()
-			bar := newProgressBar(e.stderr, progress, o.Requests)
+			bar := newCaptureProgress(e.stderr, cmd.String("progress"), o.Requests)
 			o.Progress = bar.update
 			o.Warnf = func(format string, args ...any) {
 				bar.clear()
@@ -190,50 +185,5 @@ func writeSummary(w io.Writer, s capture.Summary, out string) {
 	}
 	if s.NonStreaming > 0 {
 		fmt.Fprintf(w, "capture: %d answers with status 200 were not text/event-stream\n", s.NonStreaming)
-	}
-}
-
-// progressBar draws one line on a terminal, at most ten times a second.
-type progressBar struct {
-	w     io.Writer
-	on    bool
-	total int
-	mu    sync.Mutex
-	last  time.Time
-	drawn bool
-}
-
-func newProgressBar(w io.Writer, mode string, total int) *progressBar {
-	on := mode == "always" || mode == "auto" && isTerminal(w)
-	return &progressBar{w: w, on: on, total: total}
-}
-
-func (b *progressBar) update(p capture.Progress) {
-	if !b.on {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if p.Done < b.total && time.Since(b.last) < 100*time.Millisecond {
-		return
-	}
-	b.last = time.Now()
-	const width = 30
-	fill := width * p.Done / max(b.total, 1)
-	rate := 0.0
-	if p.Elapsed > 0 {
-		rate = float64(p.Done) / p.Elapsed.Seconds()
-	}
-	fmt.Fprintf(b.w, "\r\033[K[%s%s] %d/%d done, %d failed, %d in flight, %.1f req/s, %s",
-		strings.Repeat("=", fill), strings.Repeat(" ", width-fill), p.Done, b.total, p.Failed, p.InFlight, rate, p.Elapsed.Truncate(time.Second))
-	b.drawn = true
-}
-
-func (b *progressBar) clear() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.drawn {
-		fmt.Fprint(b.w, "\r\033[K")
-		b.drawn = false
 	}
 }

@@ -23,7 +23,7 @@ func TestCaptureProgressBarMode(t *testing.T) {
 		{devNull, "auto", false}, {new(bytes.Buffer), "auto", false},
 		{new(bytes.Buffer), "always", true}, {devNull, "never", false},
 	} {
-		if got := newProgressBar(c.w, c.mode, 10).on; got != c.on {
+		if got := newCaptureProgress(c.w, c.mode, 10).progress != nil; got != c.on {
 			t.Errorf("%T, --progress %s: drawn %v, want %v", c.w, c.mode, got, c.on)
 		}
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/sseaudit/sseaudit/audit"
-	"github.com/sseaudit/sseaudit/audit/check"
+	"github.com/sseaudit/sseaudit/check"
+	"github.com/sseaudit/sseaudit/record"
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/trace/importer/aisbench"
@@ -73,15 +73,11 @@ Examples:
 			&cli.StringFlag{Name: "cards", Usage: "the cards per-card figures divide by: a count (16) or prefill+decode (P8+D8)"},
 			&cli.StringSliceFlag{Name: "claim", Usage: "a figure quoted from the report's prose, to test (repeatable): 'P95(TTFT)=812ms', 'P90(E2EL)@stable=5.2s', 'Output Token Throughput per card=512', 'P90(E2EL)=P90(TTFT)+1024*P90(TPOT)'"},
 			&cli.FloatFlag{Name: "tolerance", Value: check.DefaultTolerance, Usage: "seconds a trace's TTFT or E2EL may differ from the details' before it is reported"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
+			formatFlag(),
 			framerFlag(),
 			traceFormatFlag("in-format"),
 		}, limitFlags()...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
-			out := cmd.String("format")
-			if out != "text" && out != "json" {
-				return usagef("check: --format %q: want text or json", out)
-			}
 			opts, err := checkOptions(cmd)
 			if err != nil {
 				return err
@@ -94,7 +90,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if out == "json" {
+			if cmd.String("format") == "json" {
 				err = res.WriteJSON(e.stdout)
 			} else {
 				err = res.WriteText(e.stdout)
@@ -140,11 +136,9 @@ func checkInput(e env, cmd *cli.Command) (*check.Input, error) {
 	dir := cmd.String("aisbench-dir")
 	var in check.Input
 	csvPath, jsonPath := cmd.String("csv"), cmd.String("json")
-	c := 0
-	if cmd.IsSet("max-concurrency") {
-		if c = cmd.Int("max-concurrency"); c < 1 {
-			return nil, usagef("check: --max-concurrency %d: want a positive integer", c)
-		}
+	c, err := maxConcurrencyFlag(cmd)
+	if err != nil {
+		return nil, err
 	}
 	tracePath := cmd.String("trace")
 	if dir != "" {
@@ -167,7 +161,9 @@ func checkInput(e env, cmd *cli.Command) (*check.Input, error) {
 		if c == 0 {
 			c = run.MaxConcurrency
 		}
-		details, err := replayRecords(aisbenchReader(run), replayOptions(cmd, replay.AISBench), nil)
+		detailsOpts := recordOptions(cmd)
+		detailsOpts.Framer = replay.AISBench // what AISBench's client recorded, whatever --framer says
+		details, err := replayRecords(aisbenchReader(run), detailsOpts, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -178,18 +174,14 @@ func checkInput(e env, cmd *cli.Command) (*check.Input, error) {
 				return nil, err
 			}
 			defer tr.Close()
-			framer, err := framerFrom(cmd)
-			if err != nil {
-				return nil, err
-			}
 			var cached []*int64
-			recs, err := replayRecords(tr, replayOptions(cmd, framer), &cached)
+			recs, err := replayRecords(tr, recordOptions(cmd), &cached)
 			if err != nil {
 				return nil, err
 			}
 			if c == 0 {
-				if mc, ok, err := tr.Info().Meta.MaxConcurrency(); err == nil && ok {
-					c = mc
+				if c, err = maxConcurrency(cmd, tr.Info(), false); err != nil {
+					return nil, err
 				}
 			}
 			in.Records, in.Details, in.CachedTokens, in.Source = recs, details, cached, tracePath
@@ -210,22 +202,14 @@ func checkInput(e env, cmd *cli.Command) (*check.Input, error) {
 			return nil, err
 		}
 		defer tr.Close()
-		framer, err := framerFrom(cmd)
-		if err != nil {
-			return nil, err
-		}
 		var cached []*int64
-		recs, err := replayRecords(tr, replayOptions(cmd, framer), &cached)
+		recs, err := replayRecords(tr, recordOptions(cmd), &cached)
 		if err != nil {
 			return nil, err
 		}
 		if c == 0 {
-			mc, ok, err := tr.Info().Meta.MaxConcurrency()
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			if ok {
-				c = mc
+			if c, err = maxConcurrency(cmd, tr.Info(), false); err != nil {
+				return nil, err
 			}
 		}
 		in.Records, in.CachedTokens, in.Source = recs, cached, path
@@ -277,14 +261,15 @@ func (s *sliceReader) Close() error            { return nil }
 // replayRecords replays every request into the record AISBench's summarizer
 // sees; cached, when not nil, receives each request's cached prompt tokens
 // (of its last usage, AISBench's rule).
-func replayRecords(r trace.Reader, opts replay.Options, cached *[]*int64) ([]audit.RequestRecord, error) {
-	var recs []audit.RequestRecord
+func replayRecords(r trace.Reader, opts record.Options, cached *[]*int64) ([]record.Request, error) {
+	var recs []record.Request
 	sawCached := false
-	err := replayEach(r, opts, func(_ *trace.Request, res *replay.Result) error {
-		recs = append(recs, audit.RecordFromReplay(res))
+	opts.KeepReplay = cached != nil
+	err := record.Each(r, opts, func(rr *record.Replayed) error {
+		recs = append(recs, rr.Record)
 		if cached != nil {
 			var c *int64
-			for _, ev := range res.Events {
+			for _, ev := range rr.Replay.Events {
 				if ev.Usage != nil {
 					c = ev.Usage.CachedTokens
 				}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/sseaudit/sseaudit/record"
 	"github.com/sseaudit/sseaudit/replay"
-	"github.com/sseaudit/sseaudit/trace"
 )
 
 func eventsCommand(e env) *cli.Command {
@@ -32,7 +32,7 @@ Examples:
   audit events testdata/traces/basic.parquet
   audit events --per-request --framer sse testdata/traces/basic.jsonl`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
+			formatFlag(),
 			&cli.BoolFlag{Name: "per-request", Usage: "one row a request"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
@@ -42,27 +42,21 @@ Examples:
 			if err != nil {
 				return err
 			}
-			out := cmd.String("format")
-			if out != "text" && out != "json" {
-				return usagef("events: --format %q: want text or json", out)
-			}
-			framer, err := framerFrom(cmd)
-			if err != nil {
-				return err
-			}
 			r, err := openTrace(e, cmd, path, "in-format")
 			if err != nil {
 				return err
 			}
 			defer r.Close()
-			acc := eventAccount{Framer: framer}
-			err = replayEach(r, replayOptions(cmd, framer), func(req *trace.Request, res *replay.Result) error {
-				return acc.add(req, res, cmd.Bool("per-request"))
+			opts := recordOptions(cmd)
+			opts.KeepReplay = true
+			acc := eventAccount{Framer: opts.Framer}
+			err = record.Each(r, opts, func(rr *record.Replayed) error {
+				return acc.add(rr, cmd.Bool("per-request"))
 			})
 			if err != nil {
 				return err
 			}
-			if out == "json" {
+			if cmd.String("format") == "json" {
 				return acc.writeJSON(e.stdout)
 			}
 			return acc.writeText(e.stdout)
@@ -87,10 +81,10 @@ type eventRow struct {
 	Bytes     replay.ByteCounts
 }
 
-func (a *eventAccount) add(req *trace.Request, res *replay.Result, perRequest bool) error {
-	body := req.BodyBytes()
+func (a *eventAccount) add(rr *record.Replayed, perRequest bool) error {
+	res, body := rr.Replay, rr.BodyBytes
 	if sum := res.Bytes.Sum(); sum != body {
-		return fmt.Errorf("request %q: the byte buckets sum to %d, the body holds %d: accounting lost bytes", req.RequestID, sum, body)
+		return fmt.Errorf("request %q: the byte buckets sum to %d, the body holds %d: accounting lost bytes", rr.RequestID, sum, body)
 	}
 	a.Requests++
 	a.BodyBytes += body
@@ -101,7 +95,7 @@ func (a *eventAccount) add(req *trace.Request, res *replay.Result, perRequest bo
 		a.Bytes[i] += res.Bytes[i]
 	}
 	if perRequest {
-		a.Rows = append(a.Rows, eventRow{req.RequestID, body, res.Counts, res.Bytes})
+		a.Rows = append(a.Rows, eventRow{rr.RequestID, body, res.Counts, res.Bytes})
 	}
 	return nil
 }

@@ -3,9 +3,8 @@ package main
 import (
 	"context"
 
+	"github.com/sseaudit/sseaudit/render"
 	"github.com/urfave/cli/v3"
-
-	"github.com/sseaudit/sseaudit/audit"
 )
 
 func itlCommand(e env) *cli.Command {
@@ -38,29 +37,25 @@ Examples:
   audit itl testdata/traces/basic.parquet
   audit itl --format json testdata/traces/basic.jsonl`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
+			formatFlag(),
 			&cli.IntFlag{Name: "max-concurrency", Usage: "the configured max concurrency C (overrides the trace's metadata)"},
 			&cli.StringFlag{Name: "stats", Usage: "AISBench's statistics columns for its ITL row, comma-separated"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
 		}, limitFlags()...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
-			out := cmd.String("format")
-			if out != "text" && out != "json" {
-				return usagef("itl: --format %q: want text or json", out)
-			}
-			cfg := audit.Config{}
+			b := reportBuild{}
 			if s := cmd.String("stats"); s != "" {
-				cfg.Stats = splitComma(s)
+				b.cfg.Stats = splitComma(s)
 			}
-			rep, err := buildReport(e, cmd, cfg, false)
+			rep, err := b.run(e, cmd)
 			if err != nil {
 				return err
 			}
-			if out == "json" {
-				return rep.WriteITLJSON(e.stdout)
+			if cmd.String("format") == "json" {
+				return render.ITLJSON(e.stdout, rep)
 			}
-			return rep.WriteITLText(e.stdout)
+			return render.ITLText(e.stdout, rep)
 		}),
 	}
 }

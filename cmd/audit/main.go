@@ -8,11 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"regexp"
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/sseaudit/sseaudit/trace"
 	_ "github.com/sseaudit/sseaudit/trace/arrowfile"
 	_ "github.com/sseaudit/sseaudit/trace/parquetfile"
 )
@@ -110,8 +109,8 @@ func action(f func(ctx context.Context, cmd *cli.Command) error) cli.ActionFunc 
 }
 
 func newApp(e env) *cli.Command {
-	onUsageError := func(_ context.Context, _ *cli.Command, err error, _ bool) error {
-		return &usageError{err.Error()}
+	onUsageError := func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+		return &usageError{flagErrorText(cmd, err)}
 	}
 	app := &cli.Command{
 		Name:    "audit",
@@ -156,50 +155,15 @@ Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check)
 	return app
 }
 
-// traceFormatFlag overrides the input format the extension implies.
-func traceFormatFlag(name string) *cli.StringFlag {
-	return &cli.StringFlag{
-		Name:  name,
-		Usage: "input trace format: " + strings.Join(trace.Formats(), ", ") + " (default: from the extension)",
-	}
-}
+// badFlagValue is how cli says a flag's Validator (enumFlag) refused a value.
+var badFlagValue = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -([\w-]+): (.*)$`)
 
-// limitFlags are the reader limits, with their defaults.
-func limitFlags() []cli.Flag {
-	d := trace.DefaultLimits
-	return []cli.Flag{
-		&cli.Int64Flag{Name: "max-chunk-bytes", Value: d.MaxChunkBytes, Usage: "largest chunk a trace may hold"},
-		&cli.Int64Flag{Name: "max-requests", Value: d.MaxRequests, Usage: "most requests a trace may hold"},
-		&cli.Int64Flag{Name: "max-grouping-rows", Value: d.MaxGroupingRows, Usage: "most rows held in memory to group a flat file whose requests are not contiguous"},
-		&cli.Int64Flag{Name: "max-event-bytes", Value: d.MaxEventBytes, Usage: "largest event payload replay parses"},
+// flagErrorText is cli's message of a usage error, in the form the commands
+// use for their own: "report: --format "xml": want text, json, ...".
+func flagErrorText(cmd *cli.Command, err error) string {
+	m := badFlagValue.FindStringSubmatch(err.Error())
+	if m == nil || cmd == nil {
+		return err.Error()
 	}
-}
-
-func limitsFrom(cmd *cli.Command) trace.Limits {
-	return trace.Limits{
-		MaxChunkBytes:   cmd.Int64("max-chunk-bytes"),
-		MaxRequests:     cmd.Int64("max-requests"),
-		MaxGroupingRows: cmd.Int64("max-grouping-rows"),
-		MaxEventBytes:   cmd.Int64("max-event-bytes"),
-	}
-}
-
-// oneArg returns the command's single positional argument.
-func oneArg(cmd *cli.Command, what string) (string, error) {
-	switch cmd.Args().Len() {
-	case 1:
-		return cmd.Args().First(), nil
-	case 0:
-		return "", usagef("%s: missing %s", cmd.Name, what)
-	default:
-		return "", usagef("%s: want one %s, got %d arguments: %s", cmd.Name, what, cmd.Args().Len(), strings.Join(cmd.Args().Slice(), " "))
-	}
-}
-
-// openTrace opens the trace named on the command line.
-func openTrace(e env, cmd *cli.Command, path, formatFlag string) (trace.Reader, error) {
-	if _, err := trace.LookupFormat(cmd.String(formatFlag), path); err != nil {
-		return nil, usagef("%s: %v", cmd.Name, err)
-	}
-	return trace.Open(path, trace.OpenOptions{Format: cmd.String(formatFlag), Limits: limitsFrom(cmd), Stdin: e.stdin})
+	return fmt.Sprintf("%s: --%s %s: %s", cmd.Name, m[2], m[1], m[3])
 }

@@ -10,11 +10,12 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/sseaudit/sseaudit/audit"
-	"github.com/sseaudit/sseaudit/audit/htmlreport"
-	"github.com/sseaudit/sseaudit/audit/partial"
-	"github.com/sseaudit/sseaudit/audit/whatif"
+	"github.com/sseaudit/sseaudit/record"
+	"github.com/sseaudit/sseaudit/record/partial"
+	"github.com/sseaudit/sseaudit/render/htmlreport"
 	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/trace/tables"
+	"github.com/sseaudit/sseaudit/whatif"
 )
 
 // mergeReportFlags are the flags of audit report that merge takes too, with
@@ -68,11 +69,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			c := 0
-			if cmd.IsSet("max-concurrency") {
-				if c = cmd.Int("max-concurrency"); c < 1 {
-					return usagef("merge: --max-concurrency %d: want a positive integer", c)
-				}
+			c, err := maxConcurrencyFlag(cmd)
+			if err != nil {
+				return err
 			}
 			m, err := openPartials(partials, c)
 			if err != nil {
@@ -80,7 +79,7 @@ Examples:
 			}
 			defer m.close()
 			var wb *whatif.Builder
-			var add func(audit.RequestRecord)
+			var add func(record.Request)
 			if opts.format == "html" {
 				if wb, err = newDefaultWhatIf(m.meta.MaxConcurrency, opts.cfg.Stats); err != nil {
 					return err
@@ -91,14 +90,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			var wres *whatif.Result
-			var wnote string
+			html := htmlreport.Options{Title: m.title}
 			if wb != nil {
-				if wres, err = wb.Finalize(); err != nil {
-					wnote = "not available: " + strings.TrimPrefix(err.Error(), "whatif: ")
-				}
+				html.WhatIf, html.WhatIfNote = finalizeWhatIf(wb)
 			}
-			return writeReport(e, cmd, rep, opts, htmlreport.Options{Title: m.title, WhatIf: wres, WhatIfNote: wnote})
+			return writeReport(e, cmd, rep, opts, html)
 		}),
 	}
 }
@@ -166,7 +162,7 @@ func concurrencyText(c int) string {
 
 // report feeds every request of every partial, in order, to one
 // audit.Builder (and to add, when set) and finalizes the report.
-func (m *partials) report(cfg audit.Config, add func(audit.RequestRecord)) (*audit.Report, error) {
+func (m *partials) report(cfg audit.Config, add func(record.Request)) (*audit.Report, error) {
 	cfg.MaxConcurrency = m.meta.MaxConcurrency
 	b := audit.NewBuilder(cfg)
 	type place struct {

@@ -4,56 +4,18 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/sseaudit/sseaudit/audit"
-	"github.com/sseaudit/sseaudit/audit/partial"
+	"github.com/sseaudit/sseaudit/record"
+	"github.com/sseaudit/sseaudit/record/partial"
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/trace/tables"
 )
-
-func framerFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "framer", Value: string(replay.AISBench),
-		Usage: "how the body is cut into events: aisbench (AISBench's client to the letter) or sse (the WHATWG parser)"}
-}
-
-// replayOptions are the replay options of a command: its framer and the
-// --max-event-bytes limit.
-func replayOptions(cmd *cli.Command, f replay.Framer) replay.Options {
-	return replay.Options{Framer: f, MaxEventBytes: limitsFrom(cmd).MaxEventBytes}
-}
-
-func framerFrom(cmd *cli.Command) (replay.Framer, error) {
-	f := replay.Framer(cmd.String("framer"))
-	if f != replay.AISBench && f != replay.SSE {
-		return "", usagef("%s: --framer %q: want aisbench or sse", cmd.Name, f)
-	}
-	return f, nil
-}
-
-// replayEach replays every request of r in trace order and hands each result
-// to fn. A request whose bytes do not add up is an error naming it.
-func replayEach(r trace.Reader, opts replay.Options, fn func(*trace.Request, *replay.Result) error) error {
-	var rp replay.Replayer
-	for r.Scan() {
-		req := r.Request()
-		res, err := rp.Replay(req, opts)
-		if err != nil {
-			return fmt.Errorf("%s: %w", r.Info().Path, err) // replay names the request
-		}
-		if err := fn(req, res); err != nil {
-			return err
-		}
-	}
-	return r.Err()
-}
 
 func replayCommand(e env) *cli.Command {
 	return &cli.Command{
@@ -85,7 +47,7 @@ Examples:
   audit replay --framer sse testdata/traces/basic.jsonl
   audit replay --format parquet --out-dir /tmp/basic-tables testdata/traces/basic.parquet`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "jsonl", Usage: "output: jsonl (one line a request, on stdout) or parquet (two tables in --out-dir)"},
+			enumFlag("format", "jsonl", "output: jsonl (one line a request, on stdout) or parquet (two tables in --out-dir)", "jsonl", "parquet"),
 			&cli.StringFlag{Name: "out-dir", Usage: "with --format parquet: the directory to write requests.parquet and events.parquet into (made if missing)"},
 			&cli.IntFlag{Name: "max-concurrency", Usage: "with --format parquet: the configured max concurrency C to record (overrides the trace's metadata)"},
 			framerFlag(),
@@ -98,16 +60,10 @@ Examples:
 			}
 			format, dir := cmd.String("format"), cmd.String("out-dir")
 			switch {
-			case format != "jsonl" && format != "parquet":
-				return usagef("replay: --format %q: want jsonl or parquet", format)
 			case format == "parquet" && dir == "":
 				return usagef("replay: --format parquet needs --out-dir DIR")
 			case format == "jsonl" && (dir != "" || cmd.IsSet("max-concurrency")):
 				return usagef("replay: --out-dir and --max-concurrency go with --format parquet")
-			}
-			framer, err := framerFrom(cmd)
-			if err != nil {
-				return err
 			}
 			r, err := openTrace(e, cmd, path, "in-format")
 			if err != nil {
@@ -115,11 +71,13 @@ Examples:
 			}
 			defer r.Close()
 			if format == "parquet" {
-				return writeReplayTables(cmd, r, framer, dir)
+				return writeReplayTables(cmd, r, dir)
 			}
 			bw := bufio.NewWriter(e.stdout)
-			err = replayEach(r, replayOptions(cmd, framer), func(_ *trace.Request, res *replay.Result) error {
-				return writeReplayLine(bw, res)
+			opts := recordOptions(cmd)
+			opts.KeepReplay = true
+			err = record.Each(r, opts, func(rr *record.Replayed) error {
+				return writeReplayLine(bw, rr.Replay)
 			})
 			if ferr := bw.Flush(); err == nil {
 				err = ferr
@@ -131,26 +89,27 @@ Examples:
 
 // writeReplayTables replays every request of r as audit report does and
 // writes the replay tables into dir.
-func writeReplayTables(cmd *cli.Command, r trace.Reader, framer replay.Framer, dir string) error {
+func writeReplayTables(cmd *cli.Command, r trace.Reader, dir string) error {
 	info := r.Info()
-	c, err := maxConcurrency(cmd, info)
-	var ue *usageError
-	if err != nil && (cmd.IsSet("max-concurrency") || !errors.As(err, &ue)) {
+	// Without C the tables are still whole: audit merge asks for it then.
+	c, err := maxConcurrency(cmd, info, false)
+	if err != nil {
 		return err
 	}
-	// Without C the tables are still whole: audit merge asks for it then.
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	w, err := tables.Create(dir, tables.Meta{Framer: string(framer), MaxConcurrency: c,
+	w, err := tables.Create(dir, tables.Meta{Framer: cmd.String("framer"), MaxConcurrency: c,
 		SourceTrace: filepath.Base(info.Path), Writer: "sseaudit " + version})
 	if err != nil {
 		return err
 	}
 	var events []tables.EventRow // reused from request to request: Write keeps none
-	err = mapOrdered(r, newReplayWork(info.Path, replayOptions(cmd, framer), true), func(rr replayedRequest) error {
+	opts := recordOptions(cmd)
+	opts.Spec, opts.KeepReplay = true, true
+	err = record.Each(r, opts, func(rr *record.Replayed) error {
 		var request tables.RequestRow
-		request, events = partial.Rows(events[:0], rr.t0Ns, rr.result, rr.record)
+		request, events = partial.Rows(events[:0], rr.T0Ns, rr.Replay, rr.Record)
 		return w.Write(request, events)
 	})
 	if err != nil {
@@ -158,62 +117,6 @@ func writeReplayTables(cmd *cli.Command, r trace.Reader, framer replay.Framer, d
 		return err
 	}
 	return w.Close()
-}
-
-// replayedRequest is one request replayed: the trace's t0, what the framer
-// replayed and the record audit.Builder takes.
-type replayedRequest struct {
-	t0Ns   int64
-	result *replay.Result
-	record audit.RequestRecord
-}
-
-// newReplayWork returns a work function for mapOrdered that replays a
-// request for report, merge's partials and the replay tables alike: with
-// opts' framer, and for the aisbench framer with the sse framer too (sharing
-// one memo, so that each payload both framers cut alike is parsed once)
-// unless the body holds nothing the two framers cut differently, giving the
-// replay (when keepResult; else result is nil and the worker's replayers
-// reuse the replays' memory for the next request) and the record
-// audit.Builder takes.
-func newReplayWork(path string, opts replay.Options, keepResult bool) func() func(*trace.Request) (replayedRequest, error) {
-	return func() func(*trace.Request) (replayedRequest, error) {
-		var rp, spec replay.Replayer
-		var memo replay.VerdictMemo
-		ropts, sopts := opts, replay.Options{Framer: replay.SSE, MaxEventBytes: opts.MaxEventBytes}
-		if opts.Framer != replay.SSE {
-			ropts.Memo, sopts.Memo = &memo, &memo
-		}
-		return func(req *trace.Request) (replayedRequest, error) {
-			memo.Reset()
-			res, err := rp.Replay(req, ropts)
-			if err != nil {
-				return replayedRequest{}, fmt.Errorf("%s: %w", path, err) // replay names the request
-			}
-			out := replayedRequest{t0Ns: req.T0Ns, result: res}
-			// The record keeps none of a replay's events or nanosecond time
-			// points: without the result, the replays are recycled.
-			if !keepResult {
-				out.result = nil
-				defer rp.Recycle(res)
-			}
-			if opts.Framer == replay.SSE {
-				out.record = audit.RecordFromReplay(res)
-				return out, nil
-			}
-			if rec, ok := audit.RecordWithoutSpecReplay(res); ok {
-				out.record = rec
-				return out, nil
-			}
-			sres, err := spec.Replay(req, sopts)
-			if err != nil {
-				return replayedRequest{}, fmt.Errorf("%s: %w", path, err)
-			}
-			out.record = audit.RecordFromReplays(req, res, sres)
-			spec.Recycle(sres)
-			return out, nil
-		}
-	}
 }
 
 // replayLine is one line of `audit replay`.

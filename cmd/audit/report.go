@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,9 +15,14 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/sseaudit/sseaudit/audit"
-	"github.com/sseaudit/sseaudit/audit/htmlreport"
-	"github.com/sseaudit/sseaudit/audit/whatif"
-	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/calc/aisbench"
+	"github.com/sseaudit/sseaudit/calc/ssemetrics"
+	"github.com/sseaudit/sseaudit/findings"
+	"github.com/sseaudit/sseaudit/internal/atomicfile"
+	"github.com/sseaudit/sseaudit/record"
+	"github.com/sseaudit/sseaudit/render"
+	"github.com/sseaudit/sseaudit/render/htmlreport"
+	"github.com/sseaudit/sseaudit/whatif"
 )
 
 func reportCommand(e env) *cli.Command {
@@ -83,15 +87,16 @@ Examples:
   audit report --format html -o /tmp/report.html testdata/traces/basic.jsonl
   audit report --format markdown testdata/traces/basic.jsonl`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text, json, csv (every metric of both stages, AISBench's and sseaudit's), markdown, or html (one self-contained page with charts)"},
+			enumFlag("format", "text", "output: text, json, csv (every metric of both stages, AISBench's and sseaudit's), markdown, or html (one self-contained page with charts)",
+				"text", "json", "csv", "markdown", "html"),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the output to this file instead of stdout"},
-			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the text output: auto (a terminal, NO_COLOR unset), always or never"},
+			enumFlag("color", "auto", "colour the text output: auto (a terminal, NO_COLOR unset), always or never", "auto", "always", "never"),
 			&cli.StringFlag{Name: "aisbench-out", Usage: "write AISBench's result files for both stages into this folder"},
 			&cli.IntFlag{Name: "max-concurrency", Usage: "the configured max concurrency C (overrides the trace's metadata)"},
 			&cli.StringFlag{Name: "stats", Usage: "statistics, comma-separated (default Average,Min,Max,Median,P75,P90,P99): AISBench's table keeps those AISBench accepts; sseaudit's section computes any, P99.9 too, marked * when AISBench's table lacks it"},
 			&cli.StringSliceFlag{Name: "slo", Usage: "an objective whose attainment each stage reports, e.g. 'TPOT<20ms', 'TTFT<=2s', 'OutputTokenThroughput>=30' (repeatable)"},
-			&cli.DurationFlag{Name: "min-window", Value: time.Duration(audit.DefaultThresholds.MinWindowSeconds * float64(time.Second)), Usage: "report a stable window shorter than this"},
-			&cli.IntFlag{Name: "min-window-requests", Value: audit.DefaultThresholds.MinWindowRequests, Usage: "report a stable window with fewer requests than this"},
+			&cli.DurationFlag{Name: "min-window", Value: time.Duration(findings.DefaultThresholds.MinWindowSeconds * float64(time.Second)), Usage: "report a stable window shorter than this"},
+			&cli.IntFlag{Name: "min-window-requests", Value: findings.DefaultThresholds.MinWindowRequests, Usage: "report a stable window with fewer requests than this"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
 		}, limitFlags()...),
@@ -100,36 +105,20 @@ Examples:
 			if err != nil {
 				return err
 			}
-			opts := buildOptions{progress: newProgress(e.stderr)}
-			var wb *whatif.Builder
-			if o.format == "html" {
-				// The what-if of the default policies, from the same records.
-				opts.add = func(rec audit.RequestRecord) {
-					if wb != nil {
-						wb.Add(rec)
-					}
-				}
-				opts.beforeReplay = func(c int) error {
-					var err error
-					wb, err = newDefaultWhatIf(c, o.cfg.Stats)
-					return err
-				}
-			}
-			rep, err := buildReportWith(e, cmd, o.cfg, true, opts)
+			p := newReplayProgress(e.stderr)
+			defer p.done()
+			b := reportBuild{cfg: o.cfg, needC: true, progress: p, html: o.format == "html"}
+			rep, err := b.run(e, cmd)
 			if err != nil {
-				opts.progress.done()
 				return err
 			}
-			var wres *whatif.Result
-			var wnote string
-			if wb != nil {
-				opts.progress.phase("what-if")
-				if wres, err = wb.Finalize(); err != nil {
-					wnote = "not available: " + strings.TrimPrefix(err.Error(), "whatif: ")
-				}
+			html := htmlreport.Options{Title: filepath.Base(cmd.Args().First())}
+			if b.whatIf != nil {
+				p.setPhase("what-if")
+				html.WhatIf, html.WhatIfNote = finalizeWhatIf(b.whatIf)
 			}
-			opts.progress.done()
-			return writeReport(e, cmd, rep, o, htmlreport.Options{Title: filepath.Base(cmd.Args().First()), WhatIf: wres, WhatIfNote: wnote})
+			p.done()
+			return writeReport(e, cmd, rep, o, html)
 		}),
 	}
 }
@@ -145,21 +134,13 @@ type reportOptions struct {
 // configuration they give.
 func reportOptionsFrom(cmd *cli.Command) (reportOptions, error) {
 	o := reportOptions{format: cmd.String("format"), color: cmd.String("color")}
-	switch o.format {
-	case "text", "json", "csv", "markdown", "html":
-	default:
-		return o, usagef("%s: --format %q: want text, json, csv, markdown or html", cmd.Name, o.format)
-	}
-	if o.color != "auto" && o.color != "always" && o.color != "never" {
-		return o, usagef("%s: --color %q: want auto, always or never", cmd.Name, o.color)
-	}
 	if s := cmd.String("stats"); s != "" {
 		o.cfg.Stats = splitComma(s)
 	}
 	for _, text := range cmd.StringSlice("slo") {
-		slo, err := audit.ParseSLO(text)
+		slo, err := ssemetrics.ParseSLO(text)
 		if err != nil {
-			return o, usagef("%s: --slo: %v", cmd.Name, strings.TrimPrefix(err.Error(), "audit: "))
+			return o, usagef("%s: --slo: %v", cmd.Name, strings.TrimPrefix(err.Error(), "ssemetrics: "))
 		}
 		o.cfg.SLOs = append(o.cfg.SLOs, slo)
 	}
@@ -190,6 +171,16 @@ func newDefaultWhatIf(maxConcurrency int, stats []string) (*whatif.Builder, erro
 	return whatif.NewBuilder(whatif.Config{MaxConcurrency: maxConcurrency, Stats: stats, Policies: policies})
 }
 
+// finalizeWhatIf is the HTML report's what-if, or the note saying why it
+// has none.
+func finalizeWhatIf(wb *whatif.Builder) (*whatif.Result, string) {
+	res, err := wb.Finalize()
+	if err != nil {
+		return nil, "not available: " + strings.TrimPrefix(err.Error(), "whatif: ")
+	}
+	return res, ""
+}
+
 // writeReport writes AISBench's files (--aisbench-out) and renders the
 // report in the chosen format to -o or stdout.
 func writeReport(e env, cmd *cli.Command, rep *audit.Report, o reportOptions, html htmlreport.Options) error {
@@ -198,53 +189,47 @@ func writeReport(e env, cmd *cli.Command, rep *audit.Report, o reportOptions, ht
 			return err
 		}
 	}
-	render := func(w io.Writer) error {
+	write := func(w io.Writer) error {
 		switch o.format {
 		case "json":
-			return rep.WriteJSON(w)
+			return render.JSON(w, rep)
 		case "csv":
-			return rep.WriteCSV(w)
+			return render.CSV(w, rep)
 		case "markdown":
-			return rep.WriteMarkdown(w)
+			return render.Markdown(w, rep)
 		case "html":
 			return htmlreport.Write(w, rep, html)
 		}
 		if o.color == "always" || (o.color == "auto" && cmd.String("output") == "" && wantColor(e.stdout)) {
-			return rep.WriteTextColor(w)
+			return render.TextColor(w, rep)
 		}
-		return rep.WriteText(w)
+		return render.Text(w, rep)
 	}
 	if path := cmd.String("output"); path != "" {
-		return writeFileAtomic(path, render)
+		return atomicfile.WriteFile(path, write)
 	}
-	return render(e.stdout)
+	return write(e.stdout)
 }
 
-// buildReport replays every request of the command's TRACE with the chosen
-// framer (what AISBench's client recorded) and, for the aisbench framer, with
-// the sse framer too (what a spec-compliant client sees in the same bytes),
-// then finalizes the report. cfg.MaxConcurrency comes from the flags or the
-// trace; without needC an unknown C leaves the stable stage without numbers
-// instead of failing.
-func buildReport(e env, cmd *cli.Command, cfg audit.Config, needC bool) (*audit.Report, error) {
-	return buildReportWith(e, cmd, cfg, needC, buildOptions{})
+// reportBuild replays every request of a command's TRACE and builds its
+// report: report, itl and (for the HTML page) the what-if of the same
+// records.
+type reportBuild struct {
+	cfg audit.Config
+	// needC: an unknown C is a usage error (else the stable stage has no
+	// numbers).
+	needC    bool
+	progress *replayProgress
+	html     bool            // also the what-if of the default policies
+	whatIf   *whatif.Builder // with html, once C is known
 }
 
-// buildOptions are buildReport's extras: a progress display, and a second
-// consumer of every record (the what-if of the HTML report), set up once C
-// is known.
-type buildOptions struct {
-	progress     *progress
-	beforeReplay func(maxConcurrency int) error
-	add          func(audit.RequestRecord)
-}
-
-func buildReportWith(e env, cmd *cli.Command, cfg audit.Config, needC bool, opts buildOptions) (*audit.Report, error) {
+// run replays every request of the command's TRACE with the chosen framer
+// (what AISBench's client recorded) and, for the aisbench framer, with the
+// sse framer too (what a spec-compliant client sees in the same bytes), in
+// parallel, then finalizes the report.
+func (b *reportBuild) run(e env, cmd *cli.Command) (*audit.Report, error) {
 	path, err := oneArg(cmd, "TRACE")
-	if err != nil {
-		return nil, err
-	}
-	framer, err := framerFrom(cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -258,51 +243,41 @@ func buildReportWith(e env, cmd *cli.Command, cfg audit.Config, needC bool, opts
 			r.Close()
 		}
 	}()
-	c, err := maxConcurrency(cmd, r.Info())
-	var ue *usageError
-	if err != nil && (needC || cmd.IsSet("max-concurrency") || !errors.As(err, &ue)) {
+	c, err := maxConcurrency(cmd, r.Info(), b.needC)
+	if err != nil {
 		return nil, err
 	}
-	cfg.MaxConcurrency = c
-	if opts.beforeReplay != nil {
-		if err := opts.beforeReplay(c); err != nil {
+	b.cfg.MaxConcurrency = c
+	if b.html {
+		if b.whatIf, err = newDefaultWhatIf(c, b.cfg.Stats); err != nil {
 			return nil, err
 		}
 	}
-	b := audit.NewBuilder(cfg)
-	// Each request is replayed on its own (with AISBench's framer, and with
-	// the sse framer for the framing facts), in parallel; the records come
-	// back in trace order.
-	newReplay := newReplayWork(r.Info().Path, replayOptions(cmd, framer), false)
-	newWork := func() func(*trace.Request) (audit.RequestRecord, error) {
-		work := newReplay()
-		return func(req *trace.Request) (audit.RequestRecord, error) {
-			out, err := work(req)
-			return out.record, err
+	ab := audit.NewBuilder(b.cfg)
+	opts := recordOptions(cmd)
+	opts.Spec = true
+	err = record.Each(r, opts, func(rr *record.Replayed) error {
+		ab.Add(rr.Record)
+		if b.whatIf != nil {
+			b.whatIf.Add(rr.Record)
 		}
-	}
-	err = mapOrdered(r, newWork, func(rec audit.RequestRecord) error {
-		b.Add(rec)
-		if opts.add != nil {
-			opts.add(rec)
-		}
-		opts.progress.tick()
+		b.progress.tick()
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	opts.progress.phase("finalizing")
+	b.progress.setPhase("finalizing")
 	// Every request is read: the reader and its buffers go before Finalize
 	// (its Close error was ignored before as now).
 	open = false
 	_ = r.Close()
 	r = nil
-	return finalize(b)
+	return finalize(ab)
 }
 
 // finalizeGCPercent is the collector's GOGC while Finalize runs. Its live
-// heap is mostly the Builder's pointer-free time points and events, and it
+// heap is mostly the run's pointer-free time points and events, and it
 // allocates little beside them, so a tight collector costs little there
 // (no CPU difference measured on the 1 GB trace) and keeps the peak near
 // what is live: 98 -> 83 MiB peak RSS on that trace (docs/performance.md).
@@ -321,26 +296,6 @@ func finalize(b *audit.Builder) (*audit.Report, error) {
 	return b.Finalize()
 }
 
-// maxConcurrency is --max-concurrency, else the trace's metadata. The stable
-// stage cannot be computed without it: a usage error.
-func maxConcurrency(cmd *cli.Command, info trace.Info) (int, error) {
-	if cmd.IsSet("max-concurrency") {
-		c := cmd.Int("max-concurrency")
-		if c < 1 {
-			return 0, usagef("%s: --max-concurrency %d: want a positive integer", cmd.Name, c)
-		}
-		return c, nil
-	}
-	c, ok, err := info.Meta.MaxConcurrency()
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", info.Path, err)
-	}
-	if !ok {
-		return 0, usagef("%s: %s has no %s: give --max-concurrency C (the stable stage needs it)", cmd.Name, info.Path, trace.KeyMaxConcurrency)
-	}
-	return c, nil
-}
-
 // writeAISBenchFiles writes <stage>.csv and <stage>.json, or <stage>.error,
 // for both stages. Stale files of the other kind are removed, so the folder
 // always describes this run alone.
@@ -349,26 +304,26 @@ func writeAISBenchFiles(e env, rep *audit.Report, dir string) error {
 		return err
 	}
 	failed := 0
-	for _, st := range audit.Stages {
+	for _, st := range aisbench.Stages {
 		base := filepath.Join(dir, string(st))
 		if msg := rep.StageError(st); msg != "" {
 			failed++
 			fmt.Fprintf(e.stderr, "audit: warning: %s stage: %s (wrote %s.error)\n", st, msg, base)
-			if err := writeFileAtomic(base+".error", func(w io.Writer) error { return rep.WriteAISBenchError(w, st) }); err != nil {
+			if err := atomicfile.WriteFile(base+".error", func(w io.Writer) error { return rep.WriteStageError(w, st) }); err != nil {
 				return err
 			}
 			removeIfExists(base+".csv", base+".json")
 			continue
 		}
-		if err := writeFileAtomic(base+".csv", func(w io.Writer) error { return rep.WriteAISBenchCSV(w, st) }); err != nil {
+		if err := atomicfile.WriteFile(base+".csv", func(w io.Writer) error { return rep.WriteStageCSV(w, st) }); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(base+".json", func(w io.Writer) error { return rep.WriteAISBenchJSON(w, st) }); err != nil {
+		if err := atomicfile.WriteFile(base+".json", func(w io.Writer) error { return rep.WriteStageJSON(w, st) }); err != nil {
 			return err
 		}
 		removeIfExists(base + ".error")
 	}
-	if failed == len(audit.Stages) {
+	if failed == len(aisbench.Stages) {
 		return errors.New("AISBench would have computed neither stage (see the .error files)")
 	}
 	return nil
@@ -378,38 +333,6 @@ func removeIfExists(paths ...string) {
 	for _, p := range paths {
 		os.Remove(p)
 	}
-}
-
-// writeFileAtomic renders into memory, then writes a temporary file and
-// renames it into place.
-func writeFileAtomic(path string, render func(io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := render(&buf); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }
 
 // splitComma splits a comma-separated flag value.
@@ -432,88 +355,4 @@ func isTerminal(w io.Writer) bool {
 		return false
 	}
 	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
-}
-
-// progress shows, on a terminal's stderr, how far a long run has come: after
-// progressDelay, at most every progressEvery, a bar that sweeps (the trace's
-// request count is not known ahead), the requests replayed, their rate and
-// the phase. It draws nothing elsewhere, and clears its line when done. A nil
-// *progress does nothing.
-type progress struct {
-	w        io.Writer
-	now      func() time.Time
-	start    time.Time
-	last     time.Time
-	n        int
-	phaseMsg string
-	drawn    bool
-}
-
-const (
-	progressDelay = time.Second
-	progressEvery = 100 * time.Millisecond
-	progressWidth = 20
-)
-
-// newProgress returns a progress display for stderr, nil when it is not a
-// terminal.
-func newProgress(stderr io.Writer) *progress {
-	if !isTerminal(stderr) {
-		return nil
-	}
-	return newProgressTo(stderr, time.Now)
-}
-
-func newProgressTo(w io.Writer, now func() time.Time) *progress {
-	t := now()
-	return &progress{w: w, now: now, start: t, phaseMsg: "replaying"}
-}
-
-// tick counts one request.
-func (p *progress) tick() {
-	if p == nil {
-		return
-	}
-	p.n++
-	if p.n%64 == 0 || p.n < 64 {
-		p.maybeDraw(false)
-	}
-}
-
-// phase names what the run does now, and draws it when the run is long.
-func (p *progress) phase(msg string) {
-	if p == nil {
-		return
-	}
-	p.phaseMsg = msg
-	p.maybeDraw(true)
-}
-
-func (p *progress) maybeDraw(force bool) {
-	t := p.now()
-	elapsed := t.Sub(p.start)
-	if elapsed < progressDelay || (!force && t.Sub(p.last) < progressEvery) {
-		return
-	}
-	p.last = t
-	pos := int(elapsed/(progressEvery)) % (2 * (progressWidth - 3))
-	if pos >= progressWidth-3 {
-		pos = 2*(progressWidth-3) - pos
-	}
-	bar := strings.Repeat(" ", pos) + "===" + strings.Repeat(" ", progressWidth-3-pos)
-	rate := ""
-	if p.phaseMsg == "replaying" {
-		rate = fmt.Sprintf(", %.0f req/s", float64(p.n)/elapsed.Seconds())
-	}
-	fmt.Fprintf(p.w, "\r\x1b[K[%s] %s: %d requests%s, %.1f s", bar, p.phaseMsg, p.n, rate, elapsed.Seconds())
-	p.drawn = true
-}
-
-// done clears the progress line.
-func (p *progress) done() {
-	if p == nil || !p.drawn {
-		return
-	}
-	fmt.Fprint(p.w, "\r\x1b[K")
-	p.drawn = false
 }

@@ -199,17 +199,17 @@ func TestReportColor(t *testing.T) {
 // The progress display: nothing for a short run, a line after a second,
 // cleared at the end; nothing at all when stderr is not a terminal.
 func TestProgress(t *testing.T) {
-	if p := newProgress(&bytes.Buffer{}); p != nil {
+	if p := newReplayProgress(&bytes.Buffer{}); p != nil {
 		t.Error("a progress display for a buffer")
 	}
-	var nilp *progress
+	var nilp *replayProgress
 	nilp.tick()
-	nilp.phase("x")
+	nilp.setPhase("x")
 	nilp.done()
 
 	now := time.Unix(0, 0)
 	var buf bytes.Buffer
-	p := newProgressTo(&buf, func() time.Time { return now })
+	p := newReplayProgressTo(&buf, "always", func() time.Time { return now })
 	for range 10 {
 		now = now.Add(50 * time.Millisecond)
 		p.tick()
@@ -228,7 +228,7 @@ func TestProgress(t *testing.T) {
 	if buf.Len() != n {
 		t.Error("redrawn within 100 ms")
 	}
-	p.phase("finalizing")
+	p.setPhase("finalizing")
 	if !strings.Contains(buf.String(), "finalizing: 12 requests") {
 		t.Errorf("phase not drawn: %q", buf.String())
 	}

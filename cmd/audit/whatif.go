@@ -8,10 +8,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/sseaudit/sseaudit/audit"
-	"github.com/sseaudit/sseaudit/audit/whatif"
-	"github.com/sseaudit/sseaudit/replay"
-	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/record"
+	"github.com/sseaudit/sseaudit/whatif"
 )
 
 func whatifCommand(e env) *cli.Command {
@@ -52,21 +50,13 @@ Examples:
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "policy", Usage: "a what-if policy (repeatable): aisbench, content, text, no-usage-tail, no-role or keep=CLASS,..."},
 			&cli.BoolFlag{Name: "per-request", Usage: "list every request's tm, E2E and TPOT under every policy"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
+			formatFlag(),
 			&cli.IntFlag{Name: "max-concurrency", Usage: "the configured max concurrency C (overrides the trace's metadata)"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
 		}, limitFlags()...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")
-			if err != nil {
-				return err
-			}
-			out := cmd.String("format")
-			if out != "text" && out != "json" {
-				return usagef("whatif: --format %q: want text or json", out)
-			}
-			framer, err := framerFrom(cmd)
 			if err != nil {
 				return err
 			}
@@ -96,7 +86,7 @@ Examples:
 				return err
 			}
 			defer r.Close()
-			c, err := maxConcurrency(cmd, r.Info())
+			c, err := maxConcurrency(cmd, r.Info(), true)
 			if err != nil {
 				return err
 			}
@@ -104,8 +94,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			err = replayEach(r, replayOptions(cmd, framer), func(_ *trace.Request, res *replay.Result) error {
-				b.Add(audit.RecordFromReplay(res))
+			err = record.Each(r, recordOptions(cmd), func(rr *record.Replayed) error {
+				b.Add(rr.Record)
 				return nil
 			})
 			if err != nil {
@@ -116,7 +106,7 @@ Examples:
 				return fmt.Errorf("%s: %w", r.Info().Path, err)
 			}
 			opt := whatif.RenderOptions{PerRequest: cmd.Bool("per-request")}
-			if out == "json" {
+			if cmd.String("format") == "json" {
 				return res.WriteJSON(e.stdout, opt)
 			}
 			return res.WriteText(e.stdout, opt)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sseaudit/sseaudit/audit/partial"
+	"github.com/sseaudit/sseaudit/record/partial"
 	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/trace/tables"
 )

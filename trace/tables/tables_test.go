@@ -12,8 +12,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/sseaudit/sseaudit/audit"
-	"github.com/sseaudit/sseaudit/audit/partial"
+	"github.com/sseaudit/sseaudit/record"
+	"github.com/sseaudit/sseaudit/record/partial"
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
 	_ "github.com/sseaudit/sseaudit/trace/parquetfile"
@@ -26,7 +26,7 @@ import (
 type replayedRequest struct {
 	t0Ns   int64
 	result *replay.Result
-	record audit.RequestRecord
+	record record.Request
 }
 
 // replayed replays every request of the trace at path as audit report does.
@@ -48,7 +48,7 @@ func replayed(t testing.TB, path string) []replayedRequest {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, replayedRequest{t0Ns: req.T0Ns, result: res, record: audit.RecordFromReplays(req, res, sres)})
+		out = append(out, replayedRequest{t0Ns: req.T0Ns, result: res, record: record.FromReplays(req, res, sres)})
 	}
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
@@ -101,13 +101,13 @@ func writeTables(t testing.TB, rs []replayedRequest, meta tables.Meta) string {
 	return dir
 }
 
-func readRecords(dir string) ([]audit.RequestRecord, tables.Meta, error) {
+func readRecords(dir string) ([]record.Request, tables.Meta, error) {
 	r, err := tables.Open(dir)
 	if err != nil {
 		return nil, tables.Meta{}, err
 	}
 	defer r.Close()
-	var recs []audit.RequestRecord
+	var recs []record.Request
 	for r.Scan() {
 		recs = append(recs, partial.Record(r.Request(), r.Events()))
 	}

@@ -2,10 +2,10 @@ package tables
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/sseaudit/sseaudit/internal/atomicfile"
 )
 
 // Row group bounds, in rows: a row group is what a writer holds in memory
@@ -28,20 +28,18 @@ type Writer struct {
 
 // tableWriter is one table's temporary file and its Parquet writer.
 type tableWriter[T any] struct {
-	path string
-	tmp  *os.File
+	file *atomicfile.File
 	pw   *parquet.GenericWriter[T]
 }
 
 func newTableWriter[T any](dir, name string, rowGroupRows int64) (*tableWriter[T], error) {
-	path := filepath.Join(dir, name)
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	file, err := atomicfile.Create(filepath.Join(dir, name))
 	if err != nil {
 		return nil, err
 	}
-	pw := parquet.NewGenericWriter[T](tmp, parquet.Compression(&parquet.Zstd),
+	pw := parquet.NewGenericWriter[T](file, parquet.Compression(&parquet.Zstd),
 		parquet.CreatedBy("sseaudit", SchemaVersion, ""), parquet.MaxRowsPerRowGroup(rowGroupRows))
-	return &tableWriter[T]{path: path, tmp: tmp, pw: pw}, nil
+	return &tableWriter[T]{file: file, pw: pw}, nil
 }
 
 // close finishes the file with its metadata and renames it into place.
@@ -50,29 +48,18 @@ func (t *tableWriter[T]) close(kv [][2]string) error {
 		t.pw.SetKeyValueMetadata(e[0], e[1])
 	}
 	err := t.pw.Close()
-	if err == nil {
-		err = t.tmp.Sync()
-	}
-	if err == nil {
-		err = t.tmp.Chmod(0o644) // CreateTemp makes it private; a table is an ordinary file
-	}
-	if cerr := t.tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(t.tmp.Name(), t.path)
+	if err != nil {
+		t.file.Abort()
+	} else {
+		err = t.file.Commit()
 	}
 	if err != nil {
-		os.Remove(t.tmp.Name())
-		return fmt.Errorf("%s: %w", t.path, err)
+		return fmt.Errorf("%s: %w", t.file.Path(), err)
 	}
 	return nil
 }
 
-func (t *tableWriter[T]) abort() {
-	t.tmp.Close()
-	os.Remove(t.tmp.Name())
-}
+func (t *tableWriter[T]) abort() { t.file.Abort() }
 
 // Create starts the tables of a replay in dir, which must exist. meta's
 // Requests and Events are counted by the Writer.
@@ -114,11 +101,11 @@ func (w *Writer) Write(request RequestRow, events []EventRow) error {
 		e.RequestID, e.RequestSeq, e.Seq = request.RequestID, request.Seq, int64(i)
 	}
 	if _, err := w.requests.pw.Write(w.reqRow); err != nil {
-		w.err = fmt.Errorf("%s: request %q: %w", w.requests.path, request.RequestID, err)
+		w.err = fmt.Errorf("%s: request %q: %w", w.requests.file.Path(), request.RequestID, err)
 		return w.err
 	}
 	if _, err := w.events.pw.Write(events); err != nil {
-		w.err = fmt.Errorf("%s: request %q: %w", w.events.path, request.RequestID, err)
+		w.err = fmt.Errorf("%s: request %q: %w", w.events.file.Path(), request.RequestID, err)
 		return w.err
 	}
 	w.meta.Requests++

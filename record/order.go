@@ -1,0 +1,189 @@
+package record
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/sseaudit/sseaudit/trace"
+)
+
+// mapOrdered reads every request of r, runs work on each in parallel (one
+// work function per worker, from newWork, so each worker keeps its own
+// replayers) and hands the results to fn in trace order. The first error in
+// trace order, from work or fn, stops the run and is returned; then r.Err().
+// With GOMAXPROCS 1 it runs in the calling goroutine, one request at a time.
+// The output is the same either way: work must depend on its request only.
+// Work must not keep any part of its request once it has returned: the
+// request's memory then holds a later request.
+func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, error), fn func(T) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	if workers == 1 {
+		work := newWork()
+		for r.Scan() {
+			v, err := work(r.Request())
+			if err != nil {
+				return err
+			}
+			if err := fn(v); err != nil {
+				return err
+			}
+		}
+		return r.Err()
+	}
+
+	type job struct {
+		req  *requestCopy
+		v    T
+		err  error
+		done chan struct{}
+	}
+	jobs := make(chan *job, 2*workers)  // to the workers
+	order := make(chan *job, 4*workers) // to this goroutine, in trace order
+	// Copies whose work is done, for the reader to fill again; room for
+	// more than can be in flight at once.
+	free := make(chan *requestCopy, cap(jobs)+cap(order)+workers)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the reader: a Request is only valid until the next Scan
+		defer wg.Done()
+		defer close(jobs)
+		defer close(order)
+		for r.Scan() {
+			var c *requestCopy
+			select {
+			case c = <-free:
+			default:
+				c = new(requestCopy)
+			}
+			c.copyFrom(r.Request())
+			j := &job{req: c, done: make(chan struct{})}
+			select {
+			case order <- j:
+			case <-stop:
+				return
+			}
+			jobs <- j
+		}
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work := newWork()
+			for j := range jobs {
+				j.v, j.err = work(&j.req.req)
+				if cap(j.req.body) <= maxReusedBody {
+					select {
+					case free <- j.req:
+					default: // not expected: free has room for every copy
+					}
+				}
+				j.req = nil
+				close(j.done)
+			}
+		}()
+	}
+	var err error
+	for j := range order {
+		<-j.done
+		if err = j.err; err == nil {
+			err = fn(j.v)
+		}
+		if err != nil {
+			close(stop)
+			for range order { // let the reader finish its send and stop
+			}
+			break
+		}
+	}
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	return r.Err()
+}
+
+// maxReusedBody is the largest body buffer a requestCopy is reused with: a
+// rare huge body is not kept in memory until the end of the run.
+const maxReusedBody = 4 << 20
+
+// requestCopy is a deep copy of a request, in memory reused from request to
+// request: the body's bytes in one buffer, the pointed-to values in the
+// copy itself.
+type requestCopy struct {
+	req                              trace.Request
+	chunks                           []trace.Chunk
+	body                             []byte
+	timePoints                       []float64
+	extra                            []trace.Value
+	extraBytes                       []byte
+	endNs, inputTokens, outputTokens int64
+	httpStatus                       int32
+	errText                          string
+}
+
+// copyFrom makes c.req a deep copy of src (nil slices and pointers stay nil,
+// empty ones empty), overwriting the previous request.
+func (c *requestCopy) copyFrom(src *trace.Request) {
+	c.req = *src
+	c.req.EndNs = copyPtr(&c.endNs, src.EndNs)
+	c.req.HTTPStatus = copyPtr(&c.httpStatus, src.HTTPStatus)
+	c.req.Error = copyPtr(&c.errText, src.Error)
+	c.req.InputTokens = copyPtr(&c.inputTokens, src.InputTokens)
+	c.req.OutputTokens = copyPtr(&c.outputTokens, src.OutputTokens)
+	c.req.TimePointsS = copySlice(&c.timePoints, src.TimePointsS)
+	if c.req.Extra = copySlice(&c.extra, src.Extra); src.Extra != nil {
+		n := 0
+		for _, v := range src.Extra {
+			n += len(v.Bytes)
+		}
+		// Sized first: the values' bytes are pieces of the buffer.
+		c.extraBytes = growEmpty(c.extraBytes, n)
+		for i, v := range src.Extra {
+			if v.Bytes != nil {
+				start := len(c.extraBytes)
+				c.extraBytes = append(c.extraBytes, v.Bytes...)
+				c.extra[i].Bytes = c.extraBytes[start:len(c.extraBytes):len(c.extraBytes)]
+			}
+		}
+	}
+	if src.Chunks == nil {
+		c.req.Chunks = nil
+		return
+	}
+	c.body = growEmpty(c.body, int(src.BodyBytes()))
+	c.chunks = growEmpty(c.chunks, len(src.Chunks))
+	for _, ch := range src.Chunks {
+		start := len(c.body)
+		c.body = append(c.body, ch.Data...)
+		c.chunks = append(c.chunks, trace.Chunk{TNs: ch.TNs, Data: c.body[start:len(c.body):len(c.body)]})
+	}
+	c.req.Chunks = c.chunks
+}
+
+// growEmpty is buf emptied, with room for n elements, never nil.
+func growEmpty[T any](buf []T, n int) []T {
+	if buf == nil || cap(buf) < n {
+		return make([]T, 0, n)
+	}
+	return buf[:0]
+}
+
+// copySlice copies src into *buf's memory and returns the copy: nil for nil.
+func copySlice[T any](buf *[]T, src []T) []T {
+	if src == nil {
+		return nil
+	}
+	*buf = append(growEmpty(*buf, len(src)), src...)
+	return *buf
+}
+
+// copyPtr copies *src into *dst and returns dst: nil for nil.
+func copyPtr[T any](dst *T, src *T) *T {
+	if src == nil {
+		return nil
+	}
+	*dst = *src
+	return dst
+}
