@@ -332,15 +332,85 @@ func (d *decoder) read(req *trace.Request, fr *trace.FlatRow) (rg int, pos int64
 	return rg, pos, nil
 }
 
+// rowState is what decode gathers from a row's cells before it finishes
+// the request.
+type rowState struct {
+	arena                   []byte // the request's chunk bytes, in one allocation of their size
+	chunksNull, chunksEmpty bool
+	tps                     []float64 // nil unless the row has a non-null list
+	flatT, flatData         bool
+	flatTNs                 int64
+	flatBytes               []byte
+	// sharingExtra: a row continuing its request shares the first row's
+	// extra values until one differs; only then does it get values of its own.
+	sharingExtra bool
+}
+
+// decode decodes the current row into req (and fr, flat).
 func (d *decoder) decode(req *trace.Request, fr *trace.FlatRow) error {
-	s, cols := d.s, d.cur.columns
-	d.times, d.ends = d.times[:0], d.ends[:0]
-	idColumn := cols[s.idColumn]
-	flat := s.layout == trace.Flat
+	if err := d.beginRow(req); err != nil {
+		return err
+	}
+	s, flat := d.s, d.s.layout == trace.Flat
 	ops := d.cur.ops
 	if d.cur.holding { // the row continues its request in every holdable column
 		ops = d.cur.unheld
 	}
+	rs := rowState{sharingExtra: d.same && len(s.extra) > 0}
+	switch {
+	case rs.sharingExtra:
+		if len(req.Extra) != len(d.first.Extra) || &req.Extra[0] != &d.first.Extra[0] {
+			req.Extra = d.first.Extra
+		}
+	case len(s.extra) > 0:
+		req.Extra = make([]trace.Value, len(s.extra))
+		if d.extraScratch == nil && flat {
+			d.extraScratch = make([]trace.Value, len(s.extra))
+		}
+	}
+	for _, op := range ops {
+		l, c := op.leaf, op.col
+		// A request-level column with one value a row: its slot is taken
+		// here, and a continuing row's value known to be the first row's
+		// (see mark) is already in req.
+		var st slot
+		if op.holdable && l.role != roleRequestID {
+			if d.same && c.takeMarked() {
+				continue
+			}
+			st = c.take()
+			switch {
+			case !flat:
+			case !d.same:
+				c.mark(st)
+			case c.sameAsMarked(st):
+				continue
+			}
+		}
+		if err := d.decodeCell(l, c, st, req, &rs); err != nil {
+			return err
+		}
+	}
+	if d.same && trace.SameFloatBits(rs.tps, d.first.TimePointsS) {
+		rs.tps = d.first.TimePointsS
+	}
+	if rs.tps != nil {
+		req.TimePointsS = rs.tps
+	}
+	if flat {
+		return d.finishFlat(req, fr, &rs)
+	}
+	return d.finishNested(req, &rs)
+}
+
+// beginRow reads the row's request_id, says whether the row continues the
+// request of the rows before (d.same) and sets req's request-level fields
+// to that request's, or to none.
+func (d *decoder) beginRow(req *trace.Request) error {
+	s, cols := d.s, d.cur.columns
+	d.times, d.ends = d.times[:0], d.ends[:0]
+	idColumn := cols[s.idColumn]
+	flat := s.layout == trace.Flat
 	d.same = d.cur.holding || (flat && d.haveFirst && idColumn.takeMarked())
 	var idBytes []byte
 	if !d.same {
@@ -380,187 +450,163 @@ func (d *decoder) decode(req *trace.Request, fr *trace.FlatRow) error {
 		req.RequestID, req.T0Ns, req.EndNs, req.HTTPStatus = string(idBytes), 0, nil, nil
 		req.Error, req.InputTokens, req.OutputTokens = nil, nil, nil
 	}
-	if req.Chunks != nil || req.TimePointsS != nil { // set below for the rows that have them
+	if req.Chunks != nil || req.TimePointsS != nil { // set by decode for the rows that have them
 		req.Chunks, req.TimePointsS = nil, nil
 	}
-	// A row continuing its request shares the first row's extra values
-	// until one differs; only then does it get values of its own.
-	sharingExtra := d.same && len(s.extra) > 0
-	switch {
-	case sharingExtra:
-		if len(req.Extra) != len(d.first.Extra) || &req.Extra[0] != &d.first.Extra[0] {
-			req.Extra = d.first.Extra
+	return nil
+}
+
+// decodeCell decodes column c's cell of the row (leaf l; st its slot when
+// the column holds one value a row) into req or rs.
+func (d *decoder) decodeCell(l *leaf, c *columnReader, st slot, req *trace.Request, rs *rowState) error {
+	switch l.role {
+	case roleT0:
+		if !st.present {
+			return cellErr(l.column, "null t0_ns: want the send time in ns")
 		}
-	case len(s.extra) > 0:
-		req.Extra = make([]trace.Value, len(s.extra))
-		if d.extraScratch == nil && s.layout == trace.Flat {
-			d.extraScratch = make([]trace.Value, len(s.extra))
-		}
-	}
-	var arena []byte // the request's chunk bytes, in one allocation of their size
-	chunksNull, chunksEmpty := false, false
-	var tps []float64 // nil unless the row has a non-null list
-	flatT, flatData := false, false
-	var flatTNs int64
-	var flatBytes []byte
-	for _, op := range ops {
-		l, c := op.leaf, op.col
-		// A request-level column with one value a row: its slot is taken
-		// here, and a continuing row's value known to be the first row's
-		// (see mark) is already in req.
-		var st slot
-		if op.holdable && l.role != roleRequestID {
-			if d.same && c.takeMarked() {
-				continue
+		req.T0Ns = c.int64At(st.value)
+	case roleEnd:
+		req.EndNs = d.int64Ptr(c, st, d.first.EndNs)
+	case roleInputTokens:
+		req.InputTokens = d.int64Ptr(c, st, d.first.InputTokens)
+	case roleOutputTokens:
+		req.OutputTokens = d.int64Ptr(c, st, d.first.OutputTokens)
+	case roleStatus:
+		req.HTTPStatus = nil
+		if st.present {
+			x := c.int64At(st.value)
+			if x < math.MinInt32 || x > math.MaxInt32 {
+				return cellErr(l.column, "http_status %d is out of the int32 range", x)
 			}
-			st = c.take()
+			if d.same && d.first.HTTPStatus != nil && int64(*d.first.HTTPStatus) == x {
+				req.HTTPStatus = d.first.HTTPStatus
+			} else {
+				status := int32(x)
+				req.HTTPStatus = &status
+			}
+		}
+	case roleError:
+		req.Error = nil
+		if st.present {
+			b := c.bytesAt(st.value)
+			if d.same && d.first.Error != nil && *d.first.Error == string(b) {
+				req.Error = d.first.Error
+			} else {
+				e := string(b)
+				req.Error = &e
+			}
+		}
+	case roleChunkT, roleChunkData:
+		return d.decodeChunks(l, c, rs)
+	case roleTimePoint:
+		for more := true; more; {
+			st := c.take()
 			switch {
-			case !flat:
-			case !d.same:
-				c.mark(st)
-			case c.sameAsMarked(st):
-				continue
+			case st.def < l.nonNullDef:
+				// null list: tps stays nil
+			case st.def < l.elemDef:
+				rs.tps = []float64{}
+			case !st.present:
+				return cellErr(l.column, "time point %d is null: want a number of seconds", len(rs.tps))
+			default:
+				rs.tps = append(rs.tps, c.float64At(st.value))
+			}
+			var err error
+			if more, err = c.inRow(); err != nil {
+				return d.cur.columnErr(c, err)
 			}
 		}
-		switch l.role {
-		case roleT0:
-			if !st.present {
-				return cellErr(l.column, "null t0_ns: want the send time in ns")
-			}
-			req.T0Ns = c.int64At(st.value)
-		case roleEnd:
-			req.EndNs = d.int64Ptr(c, st, d.first.EndNs)
-		case roleInputTokens:
-			req.InputTokens = d.int64Ptr(c, st, d.first.InputTokens)
-		case roleOutputTokens:
-			req.OutputTokens = d.int64Ptr(c, st, d.first.OutputTokens)
-		case roleStatus:
-			req.HTTPStatus = nil
-			if st.present {
-				x := c.int64At(st.value)
-				if x < math.MinInt32 || x > math.MaxInt32 {
-					return cellErr(l.column, "http_status %d is out of the int32 range", x)
-				}
-				if d.same && d.first.HTTPStatus != nil && int64(*d.first.HTTPStatus) == x {
-					req.HTTPStatus = d.first.HTTPStatus
-				} else {
-					status := int32(x)
-					req.HTTPStatus = &status
-				}
-			}
-		case roleError:
-			req.Error = nil
-			if st.present {
-				b := c.bytesAt(st.value)
-				if d.same && d.first.Error != nil && *d.first.Error == string(b) {
-					req.Error = d.first.Error
-				} else {
-					e := string(b)
-					req.Error = &e
-				}
-			}
-		case roleChunkT, roleChunkData:
-			if l.role == roleChunkData {
-				n, _ := c.rowBytes()
-				arena = slices.Grow(d.arena[:0], n)
-			}
-			for more := true; more; {
-				st := c.take()
-				switch {
-				case st.def < l.nonNullDef:
-					chunksNull = true
-				case st.def < l.elemDef:
-					chunksEmpty = true
-				case !st.present:
-					field, n := "t_ns", len(d.times)
-					if l.role == roleChunkData {
-						field, n = "data", len(d.ends)
-					}
-					return cellErr(l.column, "chunk %d has a null %s: want both t_ns and data in every chunk", n, field)
-				case l.role == roleChunkT:
-					d.times = append(d.times, c.int64At(st.value))
-				default:
-					arena = append(arena, c.bytesAt(st.value)...)
-					d.ends = append(d.ends, len(arena))
-				}
-				var err error
-				if more, err = c.inRow(); err != nil {
-					return d.cur.columnErr(c, err)
-				}
-			}
-		case roleTimePoint:
-			for more := true; more; {
-				st := c.take()
-				switch {
-				case st.def < l.nonNullDef:
-					// null list: tps stays nil
-				case st.def < l.elemDef:
-					tps = []float64{}
-				case !st.present:
-					return cellErr(l.column, "time point %d is null: want a number of seconds", len(tps))
-				default:
-					tps = append(tps, c.float64At(st.value))
-				}
-				var err error
-				if more, err = c.inRow(); err != nil {
-					return d.cur.columnErr(c, err)
-				}
-			}
-		case roleFlatT:
-			if st := c.take(); st.present {
-				flatT, flatTNs = true, c.int64At(st.value)
-			}
-		case roleFlatData:
-			if st := c.take(); st.present {
-				flatData = true
-				flatBytes = d.copyChunk(c.bytesAt(st.value))
-			}
-		case roleExtra:
-			kind := s.extra[l.extra].Kind
-			if sharingExtra {
-				if d.sameExtra(c, st, kind, l.extra) {
-					break
-				}
-				sharingExtra = false
-				req.Extra = d.extraScratch
-				copy(req.Extra, d.first.Extra)
-			}
-			req.Extra[l.extra] = d.extraValue(c, st, kind, l.extra)
+	case roleFlatT:
+		if st := c.take(); st.present {
+			rs.flatT, rs.flatTNs = true, c.int64At(st.value)
 		}
-	}
-	if d.same && trace.SameFloatBits(tps, d.first.TimePointsS) {
-		tps = d.first.TimePointsS
-	}
-	if tps != nil {
-		req.TimePointsS = tps
-	}
-	if s.layout == trace.Flat {
-		if !d.same {
-			d.first, d.haveFirst = *req, true
+	case roleFlatData:
+		if st := c.take(); st.present {
+			rs.flatData = true
+			rs.flatBytes = d.copyChunk(c.bytesAt(st.value))
 		}
-		fr.SameAsPrevious = d.cur.holding
+	case roleExtra:
+		kind := d.s.extra[l.extra].Kind
+		if rs.sharingExtra {
+			if d.sameExtra(c, st, kind, l.extra) {
+				break
+			}
+			rs.sharingExtra = false
+			req.Extra = d.extraScratch
+			copy(req.Extra, d.first.Extra)
+		}
+		req.Extra[l.extra] = d.extraValue(c, st, kind, l.extra)
+	}
+	return nil
+}
+
+// decodeChunks decodes the row's list of chunk times or chunk bytes (the
+// nested layout's chunks column, one leaf at a time).
+func (d *decoder) decodeChunks(l *leaf, c *columnReader, rs *rowState) error {
+	if l.role == roleChunkData {
+		n, _ := c.rowBytes()
+		rs.arena = slices.Grow(d.arena[:0], n)
+	}
+	for more := true; more; {
+		st := c.take()
 		switch {
-		case flatT && flatData:
-			fr.ChunkNull, fr.Chunk = false, trace.Chunk{TNs: flatTNs, Data: flatBytes}
-		case !flatT && !flatData:
-			fr.ChunkNull, fr.Chunk = true, trace.Chunk{}
-		case !flatT:
-			return cellErr("t_ns", "t_ns is null but data is not: want both null (a request without chunks) or both set")
+		case st.def < l.nonNullDef:
+			rs.chunksNull = true
+		case st.def < l.elemDef:
+			rs.chunksEmpty = true
+		case !st.present:
+			field, n := "t_ns", len(d.times)
+			if l.role == roleChunkData {
+				field, n = "data", len(d.ends)
+			}
+			return cellErr(l.column, "chunk %d has a null %s: want both t_ns and data in every chunk", n, field)
+		case l.role == roleChunkT:
+			d.times = append(d.times, c.int64At(st.value))
 		default:
-			return cellErr("data", "data is null but t_ns is not: want both null (a request without chunks) or both set")
+			rs.arena = append(rs.arena, c.bytesAt(st.value)...)
+			d.ends = append(d.ends, len(rs.arena))
 		}
-		d.cur.hold()
-		return nil
+		var err error
+		if more, err = c.inRow(); err != nil {
+			return d.cur.columnErr(c, err)
+		}
 	}
+	return nil
+}
+
+// finishFlat ends a flat row: the request's first row is kept, and fr gets
+// the row's chunk.
+func (d *decoder) finishFlat(req *trace.Request, fr *trace.FlatRow, rs *rowState) error {
+	if !d.same {
+		d.first, d.haveFirst = *req, true
+	}
+	fr.SameAsPrevious = d.cur.holding
+	switch {
+	case rs.flatT && rs.flatData:
+		fr.ChunkNull, fr.Chunk = false, trace.Chunk{TNs: rs.flatTNs, Data: rs.flatBytes}
+	case !rs.flatT && !rs.flatData:
+		fr.ChunkNull, fr.Chunk = true, trace.Chunk{}
+	case !rs.flatT:
+		return cellErr("t_ns", "t_ns is null but data is not: want both null (a request without chunks) or both set")
+	default:
+		return cellErr("data", "data is null but t_ns is not: want both null (a request without chunks) or both set")
+	}
+	d.cur.hold()
+	return nil
+}
+
+// finishNested ends a nested row: its chunks, cut from one arena.
+func (d *decoder) finishNested(req *trace.Request, rs *rowState) error {
 	if len(d.times) != len(d.ends) {
 		return cellErr("chunks", "%d t_ns values and %d data values: want one of each per chunk", len(d.times), len(d.ends))
 	}
 	switch {
-	case chunksNull && len(d.times) == 0:
+	case rs.chunksNull && len(d.times) == 0:
 		req.Chunks = nil
-	case chunksEmpty && len(d.times) == 0:
+	case rs.chunksEmpty && len(d.times) == 0:
 		req.Chunks = []trace.Chunk{}
 	default:
+		arena := rs.arena
 		if arena == nil {
 			arena = []byte{} // chunk data is never nil
 		}
