@@ -19,11 +19,17 @@ func init() {
 				return err
 			}
 			defer f.Close()
-			rd, err := aiperf.Read(f, src, 0)
+			var opts aiperf.Options
+			if p := aiperf.SummaryBeside(src); p != "" {
+				if opts.Summary, err = aiperf.ReadSummary(p); err != nil {
+					return err
+				}
+			}
+			rd, err := aiperf.Read(f, src, opts)
 			if err != nil {
 				return err
 			}
-			return writeImported(e, cmd, "aiperf", src, out, rd.Meta(), aiperf.Extra, rd)
+			return writeImported(e, cmd, "aiperf", src, out, rd.Meta(), rd.Extra(), rd)
 		},
 	})
 }

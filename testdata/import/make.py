@@ -139,3 +139,107 @@ with open(D + "/sglang/details.jsonl", "w") as f:
 with open(D + "/sglang/two-runs.jsonl", "w") as f:
     f.write(json.dumps(run1) + "\n")
     f.write(json.dumps(run2) + "\n")
+
+# AIPerf's records export (profile_export.jsonl) and its summary
+# (profile_export_aiperf.json), in the two schemas in use. Times are on the
+# epoch in ns, metrics in ms as AIPerf writes them (ns / 1e6, with the float
+# noise of that division).
+def stats(xs, pcts=(50, 90, 99)):
+    xs = sorted(xs)
+    n = len(xs)
+    def pct(p):
+        v = (n - 1) * p / 100
+        lo = int(v)
+        return xs[-1] if lo >= n - 1 else xs[lo] + (xs[lo + 1] - xs[lo]) * (v - lo)
+    m = sum(xs) / n
+    out = {"avg": m, "min": xs[0], "max": xs[-1], "std": (sum((x - m) ** 2 for x in xs) / n) ** 0.5}
+    for p in pcts:
+        out["p%d" % p] = pct(p)
+    return out
+
+def aiperf_records(schema, T, reqs):
+    """reqs: (id, start offset ns, ttft ns, [icl ns], isl, osl, error, phase)."""
+    lines, ok = [], []
+    for rid, off, ttft, icl, isl, osl, err, phase in reqs:
+        start = T + off
+        md = {"x_request_id": rid, "x_correlation_id": rid + "-c", "conversation_id": "session_" + rid[-2:], "turn_index": 0}
+        if schema == "2026":
+            md["request_start_ns"] = start
+            md["request_ack_ns"] = None if err else start + ttft - 350_000
+            md["request_end_ns"] = start + (30_000_000_000 if err and err.get("type") == "TimeoutError" else ttft + sum(icl))
+            md["benchmark_phase"] = phase
+            md["was_cancelled"] = bool(err and err.get("code") == 499)
+        else:
+            md["timestamp_ns"] = start
+            md["credit_phase"] = phase
+        md["worker_id"] = "worker_0"
+        if err:
+            rec = {"metadata": md, "metrics": {"error_isl": {"value": isl, "unit": "tokens"}}, "error": err}
+        else:
+            ttft_key = "time_to_first_token" if schema == "2026" else "ttft"
+            m = {"input_sequence_length": {"value": isl, "unit": "tokens"},
+                 ttft_key: {"value": ttft / 1e6, "unit": "ms"},
+                 "request_latency": {"value": (ttft + sum(icl)) / 1e6, "unit": "ms"},
+                 "output_sequence_length": {"value": osl, "unit": "tokens"},
+                 "inter_chunk_latency": {"value": [d / 1e6 for d in icl], "unit": "ms"}}
+            rec = {"metadata": md, "metrics": m, "error": None}
+            if phase == "profiling":
+                ok.append((start, ttft, icl, isl, osl))
+        lines.append(rec)
+    return lines, ok
+
+def aiperf_summary(schema, ok, failures, concurrency):
+    ms = lambda ns: ns / 1e6
+    ttft = [ms(t) for _, t, _, _, _ in ok]
+    lat = [ms(t + sum(i)) for _, t, i, _, _ in ok]
+    icl = [ms(d) for _, _, i, _, _ in ok for d in i]
+    ttst = [ms(i[0]) for _, _, i, _, _ in ok if i]
+    osl = [o for *_, o in ok]
+    isl = [i for _, _, _, i, _ in ok]
+    first = min(s for s, *_ in ok)
+    last = max(s + t + sum(i) for s, t, i, _, _ in ok)
+    dur = (last - first) / 1e9
+    names = {"ttft": "ttft", "ttst": "ttst"} if schema == "0.2" else {"ttft": "time_to_first_token", "ttst": "time_to_second_token"}
+    metrics = {
+        "request_count": {"unit": "requests", "avg": float(len(ok))},
+        "error_request_count": {"unit": "requests", "avg": float(failures)},
+        names["ttft"]: dict(stats(ttft), unit="ms"),
+        names["ttst"]: dict(stats(ttst), unit="ms"),
+        "request_latency": dict(stats(lat), unit="ms"),
+        "inter_chunk_latency": dict(stats(icl), unit="ms"),
+        "output_sequence_length": dict(stats(osl), unit="tokens"),
+        "input_sequence_length": dict(stats(isl), unit="tokens"),
+        "min_request_timestamp": {"unit": "ns", "avg": float(first)},
+        "max_response_timestamp": {"unit": "ns", "avg": float(last)},
+        "benchmark_duration": {"unit": "sec", "avg": dur},
+        "request_throughput": {"unit": "requests/sec", "avg": len(ok) / dur},
+        "output_token_throughput": {"unit": "tokens/sec", "avg": sum(osl) / dur},
+        "total_osl": {"unit": "tokens", "avg": float(sum(osl))},
+        "total_isl": {"unit": "tokens", "avg": float(sum(isl))},
+    }
+    cfg = {"endpoint": {"model_names": ["Qwen/Qwen3-0.6B"], "type": "chat", "streaming": True},
+           "loadgen": {"concurrency": concurrency, "request_count": len(ok) + failures}}
+    if schema == "0.2":
+        for k, v in metrics.items():
+            v.update(tag=k, count=len(icl) if k == "inter_chunk_latency" else (len(ok) if "p50" in v else 1))
+        return {"records": metrics, "input_config": cfg, "was_cancelled": False}
+    return dict(metrics, input_config=cfg)
+
+cancel = {"code": 499, "type": "RequestCancellationError", "message": "Request was cancelled after 0.000 seconds"}
+timeout = {"type": "TimeoutError", "message": "Request timed out after 30.000 seconds"}
+for schema, T in (("2026", 1785359889_000_000_000), ("0.2", 1759522419_000_000_000)):
+    reqs = [
+        ("c087da26-0000", 0, 1_450_120_337, [100_112_030, 108_423_699, 101_056_314], 69, 4, None, "warmup"),
+        ("c087da26-0001", 990_741_174, 1_968_883_269, [17_720_725_426, 100_112_030, 108_423_699, 13_264_997], 69, 5, None, "profiling"),
+        ("c087da26-0002", 990_943_493, 19_637_089_505, [152_023_254, 108_405_043, 0, 101_265_114], 359, 4, None, "profiling"),
+        ("c087da26-0003", 1_100_000_000, 0, [], 120, 0, timeout if schema == "2026" else dict(timeout, code=408), "profiling"),
+        ("c087da26-0004", 1_150_000_000, 0, [], 88, 0, cancel, "profiling"),
+        ("c087da26-0005", 21_000_000_000, 412_500_001, [22_745_035, 22_443_198], 550, 3, None, "profiling"),
+    ]
+    lines, ok = aiperf_records(schema, T, reqs)
+    d = D + "/aiperf/records-" + schema
+    os.makedirs(d, exist_ok=True)
+    with open(d + "/profile_export.jsonl", "w") as f:
+        for r in [lines[2], lines[0], lines[1]] + lines[3:]:  # not in start order, as AIPerf writes them
+            f.write(json.dumps(r, separators=(",", ":")) + "\n")
+    json.dump(aiperf_summary(schema, ok, 2, 2), open(d + "/profile_export_aiperf.json", "w"), indent=2)

@@ -383,3 +383,18 @@ func PythonJSON(b []byte) []byte {
 	}
 	return append(out, b[last:]...)
 }
+
+// EpochLike is a time in ns past which a tool's clock is taken to count
+// from 1970 rather than from boot (about 11.6 days).
+const EpochLike = 1e15
+
+// EpochOffset is what to subtract from the times of a file whose first
+// request starts at first: for an epoch clock (perf_analyzer's, AIPerf's
+// records), the whole second before it, so that AISBench's float-second
+// arithmetic keeps nanosecond resolution; 0 for any other clock.
+func EpochOffset(first int64) int64 {
+	if first > EpochLike {
+		return first - first%1e9
+	}
+	return 0
+}
