@@ -11,8 +11,9 @@ import (
 func init() {
 	registerImporter(&importer{
 		name: "aiperf",
-		usage: "AIPerf's profile_export_raw.jsonl (--export-level raw): each SSE message re-serialised as SSE text at its perf_ns " +
-			"(the original read boundaries and line endings are not kept), status, error",
+		usage: "AIPerf's records export profile_export.jsonl (schemas <= 0.2 and 2026: time points from TTFT and the inter-chunk latencies, no bytes; " +
+			"checked against profile_export_aiperf.json beside it) or its raw export profile_export_raw.jsonl (--export-level raw: each SSE message " +
+			"re-serialised as SSE text at its perf_ns; the original read boundaries and line endings are not kept)",
 		run: func(_ context.Context, e env, cmd *cli.Command, src, out string) error {
 			f, err := openSource(src)
 			if err != nil {
@@ -29,7 +30,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			return writeImported(e, cmd, "aiperf", src, out, rd.Meta(), rd.Extra(), rd)
+			return writeImported(e, cmd, "aiperf", src, out, rd.Extra(), rd)
 		},
 	})
 }
