@@ -222,6 +222,8 @@ def aiperf_records(schema, T, reqs):
         start = T + off
         md = {"x_request_id": rid, "x_correlation_id": rid + "-c", "conversation_id": "session_" + rid[-2:], "turn_index": 0}
         if schema == "2026":
+            md = dict(session_num=int(rid[-2:]), **md)
+            md["credit_issued_ns"] = start - 650_512
             md["request_start_ns"] = start
             md["request_ack_ns"] = None if err else start + ttft - 350_000
             md["request_end_ns"] = start + (30_000_000_000 if err and err.get("type") == "TimeoutError" else ttft + sum(icl))
@@ -231,6 +233,9 @@ def aiperf_records(schema, T, reqs):
             md["timestamp_ns"] = start
             md["credit_phase"] = phase
         md["worker_id"] = "worker_0"
+        md["record_processor_id"] = "record_processor_0"
+        if schema == "2026":
+            md["agent_depth"] = 0
         if err:
             rec = {"metadata": md, "metrics": {"error_isl": {"value": isl, "unit": "tokens"}}, "error": err}
         else:
@@ -240,6 +245,10 @@ def aiperf_records(schema, T, reqs):
                  "request_latency": {"value": (ttft + sum(icl)) / 1e6, "unit": "ms"},
                  "output_sequence_length": {"value": osl, "unit": "tokens"},
                  "inter_chunk_latency": {"value": [d / 1e6 for d in icl], "unit": "ms"}}
+            if schema == "2026":  # metrics the import does not use
+                m["time_to_second_token"] = {"value": icl[0] / 1e6, "unit": "ms"}
+                m["http_req_chunks_received"] = {"value": len(icl) + 1, "unit": "count"}
+                m["usage_prompt_tokens"] = {"value": isl, "unit": "tokens"}
             rec = {"metadata": md, "metrics": m, "error": None}
             if phase == "profiling":
                 ok.append((start, ttft, icl, isl, osl))
