@@ -13,7 +13,7 @@ import (
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/trace/importer/crosscheck"
-	"github.com/sseaudit/sseaudit/trace/importer/internal/realfiles"
+	"github.com/sseaudit/sseaudit/trace/importer/realfiles"
 )
 
 // readRecords imports a records export with the summary beside it.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
-	"github.com/sseaudit/sseaudit/trace/importer/internal/realfiles"
+	"github.com/sseaudit/sseaudit/trace/importer/realfiles"
 )
 
 const (
