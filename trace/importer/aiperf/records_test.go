@@ -320,3 +320,40 @@ func FuzzParseMetricRecord(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeSummary: any summary that decodes compares with the imported
+// records without a panic, and names only figures of metrics it has.
+func FuzzDecodeSummary(f *testing.F) {
+	dir := filepath.Join("..", "..", "..", "testdata", "import", "aiperf")
+	for _, s := range []string{"records-2026", "records-0.2"} {
+		raw, _ := os.ReadFile(filepath.Join(dir, s, SummaryName))
+		f.Add(raw)
+	}
+	f.Add([]byte(`{"request_count": {"unit": "requests", "avg": "x"}, "ttft": {"unit": "fortnight", "p101": 1, "p-5": 2}}`))
+	rd, err := Read(bytes.NewReader(mustRead(f, filepath.Join(dir, "records-2026", "profile_export.jsonl"))), "p", Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for rd.Scan() {
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := DecodeSummary(bytes.NewReader(b), "s.json")
+		if err != nil {
+			return
+		}
+		for _, fig := range rd.tally.compare(s).Figures {
+			tag, _, _ := strings.Cut(fig.Name, ".")
+			if _, ok := s.Metrics[tag]; !ok {
+				t.Fatalf("figure %s of a metric the summary does not have", fig.Name)
+			}
+		}
+	})
+}
+
+func mustRead(f *testing.F, path string) []byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
+}

@@ -5,6 +5,7 @@ package aiperf
 
 import (
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -46,7 +47,13 @@ func ReadSummary(path string) (*Summary, error) {
 		return nil, err
 	}
 	defer f.Close()
-	vals, _, err := sourcefile.ReadAll(f, path, sourcefile.Limits{MaxBytes: 256 << 20})
+	return DecodeSummary(f, path)
+}
+
+// DecodeSummary reads a summary from r; path is the file's name for
+// errors.
+func DecodeSummary(r io.Reader, path string) (*Summary, error) {
+	vals, _, err := sourcefile.ReadAll(r, path, sourcefile.Limits{MaxBytes: 256 << 20})
 	if err != nil {
 		return nil, err
 	}

@@ -339,3 +339,35 @@ func FuzzKeep(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeSummary: any summary that decodes compares with the imported
+// requests without a panic, and names only figures of metrics it has.
+func FuzzDecodeSummary(f *testing.F) {
+	for _, name := range []string{"profile_export_genai_perf.json", "triton/profile_export_genai_perf.json"} {
+		raw, _ := os.ReadFile(dir + name)
+		f.Add(raw)
+	}
+	f.Add([]byte(`{"request_latency": {"unit": "ms", "avg": null, "p0.5": 1, "px": 2}, "request_throughput": {"unit": "", "avg": 1e308}}`))
+	raw, err := os.ReadFile(fixture)
+	if err != nil {
+		f.Fatal(err)
+	}
+	rd, err := Read(bytes.NewReader(raw), "p", Options{Experiment: -1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for rd.Scan() {
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := DecodeSummary(bytes.NewReader(b), "s.json")
+		if err != nil {
+			return
+		}
+		for _, fig := range rd.tally.compare(s).Figures {
+			metric, _, _ := strings.Cut(fig.Name, ".")
+			if _, ok := s.Metrics[metric]; !ok {
+				t.Fatalf("figure %s of a metric the summary does not have", fig.Name)
+			}
+		}
+	})
+}
