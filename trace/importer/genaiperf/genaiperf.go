@@ -219,7 +219,7 @@ func Read(r io.Reader, name string, opts Options) (*Reader, error) {
 		for _, j := range rd.idx {
 			q := &rd.reqs[j]
 			if q.Outputs == nil {
-				return nil, errorf("experiments[%d].requests[%d]: service_kind %q but no \"response_outputs\": want each response's text (GenAI-Perf's export)", e, j, ex.ServiceKind)
+				return nil, errorf("experiments[%d].requests[%d]: no \"response_outputs\": want each response's text, as GenAI-Perf's export (service_kind openai) has", e, j)
 			}
 		}
 	}

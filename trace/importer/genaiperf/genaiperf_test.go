@@ -164,7 +164,7 @@ func TestBad(t *testing.T) {
 		{`{"experiments": [{"requests": [{"timestamp": 5, "response_timestamps": [4], "response_outputs": [{"response": "x"}]}]}]}`, "before t0_ns"},
 		{`{"experiments": [{"experiment": {"mode": "concurrency", "value": "x"}, "requests": []}]}`, "positive integer"},
 		{`{"service_kind": "openai", "experiments": [{"requests": [{"timestamp": 5, "response_timestamps": [6], "response_outputs": [{}]}]}]}`, `no "response"`},
-		{`{"service_kind": "openai", "experiments": [{"requests": [{"timestamp": 5, "response_timestamps": [6]}]}]}`, `service_kind "openai" but no "response_outputs"`},
+		{`{"service_kind": "openai", "experiments": [{"requests": [{"timestamp": 5, "response_timestamps": [6]}]}]}`, `requests[0]: no "response_outputs": want each response's text`},
 		{`{"experiments": [{"requests": [{"timestamp": 5, "request_inputs": {}}]}]}`, `no "response_timestamps" (nor perf_analyzer's older "responses_timestamps")`},
 		{`{"experiments": [{"requests": [{"timestamp": 5, "response_timestamps": [7, 6]}]}]}`, `response_timestamps[1] = 6: want times from the request's timestamp 5 on, in order`},
 		{`{"experiments": [{"requests": [{"timestamp": 5, "response_timestamps": [7], "response_outputs": 3}]}]}`, `response_outputs: want a list of objects`},

@@ -6,6 +6,7 @@ package genaiperf
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -353,4 +354,4 @@ func textOutput(msg, format string) (string, error) {
 }
 
 // errIndex stands for the exceptions GenAI-Perf's extraction raises.
-var errIndex = sourcefile.Errorf("", 0, "no text where GenAI-Perf looks for it")
+var errIndex = errors.New("no text where GenAI-Perf looks for it")

@@ -78,7 +78,7 @@ func Read(r io.Reader, name string, opts Options) (*Reader, error) {
 	if _, ok := run.Top["ttfts"]; !ok {
 		return nil, fmt.Errorf("%s: no ttfts: a summary without the per-request lists (was it written with --output-details? bench_serving writes ttfts, itls, input_lens, output_lens and errors only with it): %s", where, want)
 	}
-	lists, err := vllmbench.DecodeLists(run.Top, true)
+	lists, err := vllmbench.DecodeLists(run.Top)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v: %s", where, err, want)
 	}

@@ -252,9 +252,6 @@ func (s *Scanner) Value() *Value { return &s.cur }
 // Err is what ended the scan, if not the end of the file.
 func (s *Scanner) Err() error { return s.err }
 
-// Count is the number of values scanned so far.
-func (s *Scanner) Count() int { return s.n }
-
 // Layout is the layout of the values scanned so far: the file's layout
 // once Scan has returned false without an error.
 func (s *Scanner) Layout() Layout {

@@ -109,9 +109,9 @@ type Lists struct {
 // Len is the number of requests.
 func (l *Lists) Len() int { return len(l.TTFTs) }
 
-// DecodeLists decodes a run's per-request lists; a missing list is an error
-// that names it. starts: read start_times when present.
-func DecodeLists(top map[string]json.RawMessage, starts bool) (Lists, error) {
+// DecodeLists decodes a run's per-request lists (start_times when present);
+// a missing list is an error that names it.
+func DecodeLists(top map[string]json.RawMessage) (Lists, error) {
 	var l Lists
 	var missing []string
 	for _, k := range []string{"ttfts", "itls", "input_lens", "output_lens", "errors"} {
@@ -136,7 +136,7 @@ func DecodeLists(top map[string]json.RawMessage, starts bool) (Lists, error) {
 			return l, err
 		}
 	}
-	if raw, ok := top["start_times"]; ok && starts && string(raw) != "null" {
+	if raw, ok := top["start_times"]; ok && string(raw) != "null" {
 		if err := dec("start_times", &l.StartTimes); err != nil {
 			return l, err
 		}

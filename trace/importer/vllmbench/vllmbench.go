@@ -90,7 +90,7 @@ func Read(r io.Reader, name string, opts Options) (*Reader, error) {
 	if _, ok := run.Top["ttfts"]; !ok {
 		return nil, fmt.Errorf("%s: no ttfts: a summary without the per-request lists (was it saved with --save-detailed? vllm bench serve keeps ttfts, itls, input_lens, output_lens and errors only with it): %s", where, want)
 	}
-	lists, err := DecodeLists(run.Top, true)
+	lists, err := DecodeLists(run.Top)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v: %s", where, err, want)
 	}
