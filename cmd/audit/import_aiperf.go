@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/urfave/cli/v3"
 
@@ -22,8 +23,9 @@ func init() {
 			defer f.Close()
 			var opts aiperf.Options
 			if p := aiperf.SummaryBeside(src); p != "" {
+				// A summary that does not read is no reason not to import.
 				if opts.Summary, err = aiperf.ReadSummary(p); err != nil {
-					return err
+					fmt.Fprintf(e.stderr, "audit: warning: %v: imported without checking against it\n", err)
 				}
 			}
 			rd, err := aiperf.Read(f, src, opts)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/urfave/cli/v3"
 
@@ -27,8 +28,9 @@ func init() {
 			defer f.Close()
 			opts := genaiperf.Options{Experiment: int(cmd.Int("genai-perf-experiment"))}
 			if p := genaiperf.SummaryBeside(src); p != "" {
+				// A summary that does not read is no reason not to import.
 				if opts.Summary, err = genaiperf.ReadSummary(p); err != nil {
-					return err
+					fmt.Fprintf(e.stderr, "audit: warning: %v: imported without checking against it\n", err)
 				}
 			}
 			rd, err := genaiperf.Read(f, src, opts)

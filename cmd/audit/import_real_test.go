@@ -70,3 +70,22 @@ func TestImportEveryRequestFailed(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, stderr)
 	}
 }
+
+// TestImportBadSummaryWarns: a tool's summary beside the file that does not
+// read is a warning naming it; the import goes on.
+func TestImportBadSummaryWarns(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile(filepath.Join("testdata", "import", "aiperf", "records-2026", "profile_export.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "profile_export.jsonl")
+	summary := filepath.Join(dir, "profile_export_aiperf.json")
+	if os.WriteFile(src, raw, 0o644) != nil || os.WriteFile(summary, []byte(`{"records": 5}`), 0o644) != nil {
+		t.Fatal("cannot write")
+	}
+	_, stderr, code := runCLI(t, "", "import", "--from", "aiperf", src, "-o", filepath.Join(dir, "t.jsonl"))
+	if code != 0 || !strings.Contains(stderr, "audit: warning: "+summary+`: "records": want an object of metrics by tag: imported without checking against it`) || !strings.Contains(stderr, "imported 5 requests (2 failed)") {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+}
