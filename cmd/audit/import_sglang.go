@@ -11,28 +11,28 @@ import (
 func init() {
 	registerImporter(&importer{
 		name: "sglang",
-		usage: "the --output-file of sglang.bench_serving --output-details: time points from ttfts and itls with every start at 0 " +
-			"(no start times: no timeline, no stable stage), token counts; no bytes (--sglang-run)",
+		usage: "the --output-file of sglang.bench_serving --output-details (runs appended one a line: --run N; pretty-printed reads too): " +
+			"time points from ttfts and itls with every start at 0 (no start times: no timeline, no stable stage), token counts; no bytes",
 		flags: func() []cli.Flag {
 			return []cli.Flag{
-				&cli.IntFlag{Name: "sglang-run", Usage: "sglang: the run (1-based line) to import, when the file holds several"},
+				&cli.IntFlag{Name: "sglang-run", Usage: "sglang: the older spelling of --run"},
 			}
 		},
 		run: func(_ context.Context, e env, cmd *cli.Command, src, out string) error {
+			run, err := importRun(cmd, "sglang-run")
+			if err != nil {
+				return err
+			}
 			f, err := openSource(src)
 			if err != nil {
 				return err
 			}
 			defer f.Close()
-			run := int(cmd.Int("sglang-run"))
-			if run < 0 {
-				return usagef("import: --sglang-run %d: want a positive line number", run)
-			}
-			rd, err := sglang.Read(f, src, run, 0)
+			rd, err := sglang.Read(f, src, sglang.Options{Run: run})
 			if err != nil {
 				return err
 			}
-			return writeImported(e, cmd, "sglang", src, out, rd.Meta(), nil, rd)
+			return writeImported(e, cmd, "sglang", src, out, nil, rd)
 		},
 	})
 }

@@ -11,19 +11,23 @@ import (
 func init() {
 	registerImporter(&importer{
 		name: "vllm",
-		usage: "the RESULT.json of vllm bench serve --save-result --save-detailed: time points rebuilt from start_times, ttfts and itls, " +
-			"token counts from the lens; no bytes, no events",
+		usage: "the RESULT.json of vllm bench serve --save-result --save-detailed (one run, pretty-printed or not, or appended runs: --run N): " +
+			"time points rebuilt from start_times (every start 0 before vLLM PR #32667), ttfts and itls, token counts from the lens; no bytes, no events",
 		run: func(_ context.Context, e env, cmd *cli.Command, src, out string) error {
+			run, err := importRun(cmd)
+			if err != nil {
+				return err
+			}
 			f, err := openSource(src)
 			if err != nil {
 				return err
 			}
 			defer f.Close()
-			rd, err := vllmbench.Read(f, src, 0)
+			rd, err := vllmbench.Read(f, src, vllmbench.Options{Run: run})
 			if err != nil {
 				return err
 			}
-			return writeImported(e, cmd, "vllm", src, out, rd.Meta(), nil, rd)
+			return writeImported(e, cmd, "vllm", src, out, nil, rd)
 		},
 	})
 }

@@ -1,342 +1,291 @@
-// Package aiperf reads AIPerf's raw record export (profile_export_raw.jsonl,
-// written with --export-level raw) into trace requests.
+// Package aiperf reads AIPerf's per-request exports into trace requests.
 //
-// One JSON object a line, one a request:
+// AIPerf writes two, both one JSON object a request (read by package
+// sourcefile, so a pretty-printed object reads too):
 //
-//	{"metadata": {"x_request_id": "...", ...},
-//	 "start_perf_ns": NS, "end_perf_ns": NS,
-//	 "payload": {...the request body...},
-//	 "status": 200,
-//	 "responses": [{"perf_ns": NS, "packets": [{"name": "data", "value": "{...}"}]},
-//	               {"perf_ns": NS, "text": "..."}],
-//	 "error": null | "text" | {"code": 500, "type": "...", "message": "..."}}
+//   - the records export, profile_export.jsonl, written by default: each
+//     request's metadata and the metrics AIPerf computed for it. Two schemas
+//     are in use. Up to 0.2: metadata.timestamp_ns, credit_phase,
+//     metrics.ttft, metrics.inter_chunk_latency, errors {code, type,
+//     message}. In 2026: metadata.request_start_ns, request_ack_ns,
+//     request_end_ns, benchmark_phase, metrics.time_to_first_token, errors
+//     that may have no code, timeout records without request_ack_ns. Each
+//     success becomes time points: the start, start + TTFT, then each next
+//     response (+ each inter-chunk latency) — TTFT plus the chunk latencies
+//     is the request latency, which is checked. A failure keeps its start
+//     and its error. Warm-up records are left out, as AIPerf's summary
+//     leaves them out. What it loses: every body byte (no events, classes
+//     or read boundaries), the HTTP status (an error's code is kept in its
+//     text), the request's prompt.
 //
-// Each request becomes a trace request with t0_ns = start_perf_ns and one
-// chunk a response at its perf_ns. AIPerf keeps the SSE messages it parsed,
-// not the bytes it read, so each message is re-serialised as SSE text: one
-// line a packet ("name: value", ": value" for a comment, "name" for a
-// packet without value), the message ended by a blank line. What it loses:
-// the original read boundaries (several messages in one read become chunks
-// with the same time; a message split over reads becomes one chunk at the
-// time AIPerf parsed it), the original line endings (CRLF, CR) and
-// spacing, and the bytes of anything AIPerf did not keep as a packet.
-// Requests are put in start_perf_ns order (the order they were sent).
+//   - the raw export, profile_export_raw.jsonl (--export-level raw): each
+//     SSE message AIPerf parsed, with its time. Each message is
+//     re-serialised as SSE text, one chunk a message: one line a packet
+//     ("name: value", ": value" for a comment, "name" for a packet without
+//     value), the message ended by a blank line. What it loses: the original
+//     read boundaries (several messages in one read become chunks with the
+//     same time; a message split over reads becomes one chunk at the time
+//     AIPerf parsed it), the original line endings (CRLF, CR) and spacing,
+//     and the bytes of anything AIPerf did not keep as a packet.
+//
+// Requests are put in start order (the order they were sent). AIPerf's own
+// summary, profile_export_aiperf.json, sits beside the records: Check
+// reproduces it from the imported requests.
 package aiperf
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 
-	"github.com/sseaudit/sseaudit/internal/openaibody"
 	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/trace/importer/crosscheck"
+	"github.com/sseaudit/sseaudit/trace/importer/sourcefile"
 )
 
-// ExtraPrompt holds each request's prompt (from its payload), empty when
-// unknown.
-const ExtraPrompt = "prompt"
-
-// Extra is the extra columns an imported trace has.
-var Extra = []trace.ExtraColumn{{Name: ExtraPrompt, Kind: trace.ExtraString}}
-
-// Record is one line of the export, as far as the trace needs it.
-type Record struct {
-	Line        int
-	ID          string // metadata.x_request_id (or request_id), may be empty
-	StartPerfNs int64
-	EndPerfNs   *int64
-	Status      *int32
-	Error       *string
-	Responses   []Response
-	Prompt      string
+// Options select what to read.
+type Options struct {
+	// MaxRequests bounds the requests read (trace.DefaultLimits when 0).
+	MaxRequests int64
+	// Summary is AIPerf's profile_export_aiperf.json to check the records
+	// against and to take the load settings from; nil for none.
+	Summary *Summary
 }
 
-// Response is one SSE message (Packets) or one text response (Text).
-type Response struct {
-	PerfNs  int64
-	Packets []Packet
-	Text    *string
-}
+// Export kinds.
+const (
+	ExportRecords = "records"
+	ExportRaw     = "raw"
+)
 
-// Packet is one field of an SSE message; a nil Value is a field without
-// value.
-type Packet struct {
-	Name  string
-	Value *string
-}
-
-// SSE is the response re-serialised as SSE text (or its text as is).
-func (r *Response) SSE() []byte {
-	if r.Packets == nil && r.Text != nil {
-		return []byte(*r.Text)
-	}
-	var b bytes.Buffer
-	for _, p := range r.Packets {
-		switch {
-		case p.Name == "comment" || p.Name == "":
-			b.WriteByte(':')
-			if p.Value != nil {
-				b.WriteByte(' ')
-				b.WriteString(*p.Value)
-			}
-		case p.Value == nil:
-			b.WriteString(p.Name)
-		default:
-			b.WriteString(p.Name)
-			b.WriteString(": ")
-			b.WriteString(*p.Value)
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteByte('\n')
-	return b.Bytes()
-}
-
-// want describes a line for error messages.
-const want = `want AIPerf's profile_export_raw.jsonl (--export-level raw): one JSON object a line with "start_perf_ns", "responses"[{"perf_ns", "packets"[{"name", "value"}]}], "status", "error"`
-
-// Scanner reads the export one record at a time.
-type Scanner struct {
-	name string
-	sc   *bufio.Scanner
-	line int
-	rec  Record
-	err  error
-}
-
-// NewScanner reads records from r; name is the file's name for errors.
-func NewScanner(r io.Reader, name string) *Scanner {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 512<<20)
-	return &Scanner{name: name, sc: sc}
-}
-
-// Scan moves to the next record; blank lines are skipped.
-func (s *Scanner) Scan() bool {
-	if s.err != nil {
-		return false
-	}
-	for s.sc.Scan() {
-		s.line++
-		b := bytes.TrimSpace(s.sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		rec, err := ParseRecord(b)
-		if err != nil {
-			s.err = fmt.Errorf("%s: line %d: %v: %s", s.name, s.line, err, want)
-			return false
-		}
-		rec.Line = s.line
-		s.rec = rec
-		return true
-	}
-	if err := s.sc.Err(); err != nil {
-		s.err = fmt.Errorf("%s: line %d: %w", s.name, s.line+1, err)
-	}
-	return false
-}
-
-// Record is the current record.
-func (s *Scanner) Record() *Record { return &s.rec }
-
-// Err is what ended the scan, if not the end of the file.
-func (s *Scanner) Err() error { return s.err }
-
-type rawRecord struct {
-	Metadata    map[string]json.RawMessage `json:"metadata"`
-	RequestID   *string                    `json:"request_id"`
-	StartPerfNs *int64                     `json:"start_perf_ns"`
-	EndPerfNs   *int64                     `json:"end_perf_ns"`
-	Status      json.RawMessage            `json:"status"`
-	Error       json.RawMessage            `json:"error"`
-	Payload     json.RawMessage            `json:"payload"`
-	Responses   *[]struct {
-		PerfNs  *int64 `json:"perf_ns"`
-		Packets *[]struct {
-			Name  *string          `json:"name"`
-			Value *json.RawMessage `json:"value"`
-		} `json:"packets"`
-		Text *string `json:"text"`
-	} `json:"responses"`
-}
-
-// ParseRecord parses one line of the export.
-func ParseRecord(line []byte) (Record, error) {
-	var rec Record
-	if len(line) == 0 || line[0] != '{' {
-		return rec, errors.New("not a JSON object")
-	}
-	var raw rawRecord
-	if err := json.Unmarshal(line, &raw); err != nil {
-		return rec, err
-	}
-	if raw.StartPerfNs == nil {
-		return rec, errors.New(`no "start_perf_ns"`)
-	}
-	if raw.Responses == nil {
-		return rec, errors.New(`no "responses" list`)
-	}
-	rec.StartPerfNs = *raw.StartPerfNs
-	rec.EndPerfNs = raw.EndPerfNs
-	for _, k := range []string{"x_request_id", "request_id", "x_correlation_id"} {
-		var s string
-		if json.Unmarshal(raw.Metadata[k], &s) == nil && s != "" {
-			rec.ID = s
-			break
-		}
-	}
-	if rec.ID == "" && raw.RequestID != nil {
-		rec.ID = *raw.RequestID
-	}
-	if st := bytes.TrimSpace(raw.Status); len(st) > 0 && string(st) != "null" {
-		n, err := strconv.ParseInt(string(st), 10, 32)
-		if err != nil || n < 0 {
-			return rec, fmt.Errorf("status %s: want an HTTP status code or null", st)
-		}
-		v := int32(n)
-		rec.Status = &v
-	}
-	if e := bytes.TrimSpace(raw.Error); len(e) > 0 && string(e) != "null" {
-		var s string
-		if json.Unmarshal(e, &s) != nil {
-			var d struct {
-				Code    json.RawMessage `json:"code"`
-				Type    string          `json:"type"`
-				Message string          `json:"message"`
-			}
-			if err := json.Unmarshal(e, &d); err != nil {
-				return rec, fmt.Errorf("error: want null, a string or {code, type, message}: %v", err)
-			}
-			s = d.Message
-			if d.Type != "" {
-				s = d.Type + ": " + s
-			}
-			if c := bytes.TrimSpace(d.Code); len(c) > 0 && string(c) != "null" {
-				s = "code " + string(c) + ": " + s
-			}
-		}
-		rec.Error = &s
-	}
-	for k, r := range *raw.Responses {
-		if r.PerfNs == nil {
-			return rec, fmt.Errorf(`responses[%d]: no "perf_ns"`, k)
-		}
-		resp := Response{PerfNs: *r.PerfNs, Text: r.Text}
-		if r.Packets == nil && r.Text == nil {
-			return rec, fmt.Errorf(`responses[%d]: neither "packets" nor "text"`, k)
-		}
-		if r.Packets != nil {
-			resp.Packets = []Packet{}
-			for i, p := range *r.Packets {
-				if p.Name == nil {
-					return rec, fmt.Errorf(`responses[%d].packets[%d]: no "name"`, k, i)
-				}
-				pk := Packet{Name: *p.Name}
-				if p.Value != nil && string(bytes.TrimSpace(*p.Value)) != "null" {
-					var v string
-					if err := json.Unmarshal(*p.Value, &v); err != nil {
-						return rec, fmt.Errorf(`responses[%d].packets[%d].value: want a string or null`, k, i)
-					}
-					pk.Value = &v
-				}
-				resp.Packets = append(resp.Packets, pk)
-			}
-		}
-		rec.Responses = append(rec.Responses, resp)
-	}
-	rec.Prompt = payloadPrompt(raw.Payload)
-	return rec, nil
-}
-
-// Request is the record as a trace request with the given id.
-func (rec *Record) Request(id string) trace.Request {
-	req := trace.Request{RequestID: id, T0Ns: rec.StartPerfNs, Error: rec.Error, Extra: []trace.Value{{Str: rec.Prompt}}}
-	req.HTTPStatus = rec.Status
-	if req.HTTPStatus == nil && rec.Error == nil && len(rec.Responses) > 0 {
-		// No status recorded, responses and no error: it was answered.
-		s := int32(200)
-		req.HTTPStatus = &s
-	}
-	if len(rec.Responses) > 0 || req.HTTPStatus != nil {
-		req.Chunks = make([]trace.Chunk, 0, len(rec.Responses))
-	}
-	var end int64
-	for _, r := range rec.Responses {
-		req.Chunks = append(req.Chunks, trace.Chunk{TNs: r.PerfNs, Data: r.SSE()})
-		end = r.PerfNs
-	}
-	switch {
-	case rec.EndPerfNs != nil:
-		e := max(*rec.EndPerfNs, end, rec.StartPerfNs)
-		req.EndNs = &e
-	case len(rec.Responses) > 0:
-		req.EndNs = &end
-	}
-	return req
+// item is one request of either export.
+type item struct {
+	line    int
+	startNs int64
+	raw     *Record
+	rec     *MetricRecord
 }
 
 // Reader yields the requests of an export in send order. It reads the
 // whole file first to sort it.
 type Reader struct {
-	name string
-	recs []Record
-	i    int
-	cur  trace.Request
-	err  error
-	chk  *trace.Checker
+	name    string
+	export  string
+	schema  string
+	items   []item
+	skipped map[string]int // records left out, by phase
+	offset  int64
+	summary *Summary
+	tally   tally
+	i       int
+	cur     trace.Request
+	err     error
+	chk     *trace.Checker
 }
 
-// Read reads an export; maxRequests bounds it (trace.DefaultLimits when
-// 0).
-func Read(r io.Reader, name string, maxRequests int64) (*Reader, error) {
+// Read reads an export, records or raw, whichever it is.
+func Read(r io.Reader, name string, opts Options) (*Reader, error) {
 	limits := trace.DefaultLimits
-	if maxRequests > 0 {
-		limits.MaxRequests = maxRequests
+	if opts.MaxRequests > 0 {
+		limits.MaxRequests = opts.MaxRequests
 	}
-	s := NewScanner(r, name)
-	rd := &Reader{name: name, chk: trace.NewChecker(name, limits)}
+	rd := &Reader{name: name, chk: trace.NewChecker(name, limits), skipped: map[string]int{}, summary: opts.Summary}
+	s := sourcefile.NewScanner(r, name, sourcefile.Limits{})
 	for s.Scan() {
-		if int64(len(rd.recs)) >= limits.MaxRequests {
+		v := s.Value()
+		if rd.export == "" {
+			rd.export = exportOf(v.Data)
+			if rd.export == "" {
+				return nil, sourcefile.Errorf(name, v.Line, "%s: want %s, or %s", foreign(v.Data), wantRecords, wantRaw)
+			}
+		}
+		if int64(len(rd.items)) >= limits.MaxRequests {
 			return nil, fmt.Errorf("%s: more than %d records: %w", name, limits.MaxRequests, trace.ErrLimit)
 		}
-		rec := *s.Record()
-		rd.recs = append(rd.recs, rec)
+		it := item{line: v.Line}
+		if rd.export == ExportRaw {
+			rec, err := ParseRecord(v.Data)
+			if err != nil {
+				return nil, sourcefile.Errorf(name, v.Line, "%v: want %s", err, wantRaw)
+			}
+			rec.Line = v.Line
+			it.raw, it.startNs = &rec, rec.StartPerfNs
+		} else {
+			rec, err := ParseMetricRecord(v.Data)
+			if err != nil {
+				where := ""
+				if rec.ID != "" {
+					where = fmt.Sprintf("request %q: ", rec.ID)
+				}
+				return nil, sourcefile.Errorf(name, v.Line, "%s%v: want %s", where, err, wantRecords)
+			}
+			rec.Line = v.Line
+			if rec.Phase != "" && rec.Phase != "profiling" {
+				rd.skipped[rec.Phase]++
+				continue
+			}
+			if rd.schema == "" {
+				rd.schema = rec.Schema
+			}
+			it.rec, it.startNs = &rec, rec.StartNs
+		}
+		rd.items = append(rd.items, it)
 	}
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
-	if len(rd.recs) == 0 {
-		return nil, fmt.Errorf("%s: no records: %s", name, want)
+	if len(rd.items) == 0 {
+		if n := len(rd.skipped); n > 0 {
+			return nil, sourcefile.Errorf(name, 0, "no profiling records (only %s): want AIPerf's profiling phase", rd.skippedText())
+		}
+		return nil, sourcefile.Errorf(name, 0, "no records: want %s, or %s", wantRecords, wantRaw)
 	}
-	sort.SliceStable(rd.recs, func(a, b int) bool { return rd.recs[a].StartPerfNs < rd.recs[b].StartPerfNs })
+	sort.SliceStable(rd.items, func(a, b int) bool { return rd.items[a].startNs < rd.items[b].startNs })
+	if rd.export == ExportRecords {
+		// AIPerf's times are on the epoch: keep nanosecond resolution in
+		// float seconds (AISBench's arithmetic) by moving the origin.
+		rd.offset = sourcefile.EpochOffset(rd.items[0].startNs)
+		rd.tally.offset = rd.offset
+	}
 	return rd, nil
+}
+
+// exportOf tells the export from a first record's keys; "" when neither.
+func exportOf(b []byte) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(b, &top) != nil {
+		return ""
+	}
+	switch {
+	case top["start_perf_ns"] != nil || top["responses"] != nil:
+		return ExportRaw
+	case top["metadata"] != nil && (top["metrics"] != nil || top["error"] != nil):
+		return ExportRecords
+	}
+	return ""
+}
+
+// foreign says what a first value looks like when it is no AIPerf export.
+func foreign(b []byte) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(sourcefile.PythonJSON(b), &top) != nil {
+		return "not a JSON object"
+	}
+	switch {
+	case top["experiments"] != nil:
+		return `GenAI-Perf's or perf_analyzer's profile export ("experiments"; import it with --from genai-perf)`
+	case top["ttfts"] != nil && top["start_times"] != nil:
+		return `a vllm bench serve result ("ttfts", "start_times"; import it with --from vllm)`
+	case top["ttfts"] != nil:
+		return `a vllm bench serve or sglang.bench_serving result ("ttfts"; import it with --from vllm or --from sglang)`
+	case top["records"] != nil || top["request_throughput"] != nil:
+		return "AIPerf's summary (profile_export_aiperf.json), which has no per-request records"
+	}
+	keys := make([]string, 0, len(top))
+	for k := range top {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) > 6 {
+		keys = append(keys[:6], "...")
+	}
+	return fmt.Sprintf("an object with keys %s", strings.Join(keys, ", "))
+}
+
+func (rd *Reader) skippedText() string {
+	var parts []string
+	for p, n := range rd.skipped {
+		parts = append(parts, fmt.Sprintf("%d %s", n, p))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// Export is ExportRecords or ExportRaw.
+func (rd *Reader) Export() string { return rd.export }
+
+// Extra is the extra columns of the imported trace: the prompt for the raw
+// export (which keeps the payload), none for the records.
+func (rd *Reader) Extra() []trace.ExtraColumn {
+	if rd.export == ExportRaw {
+		return Extra
+	}
+	return nil
+}
+
+// Lost says what the export does not hold that a trace can.
+func (rd *Reader) Lost() string {
+	if rd.export == ExportRaw {
+		return "read boundaries (one chunk a parsed SSE message), original line endings and spacing, bytes AIPerf kept no packet for"
+	}
+	return "body bytes (no events, event classes or read boundaries: time points only), HTTP status (error codes kept in the error text), prompts"
 }
 
 // Meta is the run metadata.
 func (rd *Reader) Meta() trace.Meta {
 	var m trace.Meta
 	m.Set(trace.KeySource, "import aiperf")
+	m.Set(trace.KeyRunPrefix+"export", rd.export)
+	m.Set(trace.KeyRunPrefix+"lost", rd.Lost())
+	if rd.schema != "" {
+		m.Set(trace.KeyRunPrefix+"schema", rd.schema)
+	}
+	if rd.offset != 0 {
+		m.Set(trace.KeyRunPrefix+"clock_offset_ns", strconv.FormatInt(rd.offset, 10))
+	}
+	if len(rd.skipped) > 0 {
+		m.Set(trace.KeyRunPrefix+"skipped", rd.skippedText())
+	}
+	if s := rd.summary; s != nil {
+		if s.Concurrency > 0 {
+			m.Set(trace.KeyMaxConcurrency, strconv.Itoa(s.Concurrency))
+		}
+		if s.RequestRate > 0 {
+			m.Set(trace.KeyRequestRate, strconv.FormatFloat(s.RequestRate, 'g', -1, 64))
+		}
+	}
 	return m
+}
+
+// Notes say what the reader did that a reader of the trace should know.
+func (rd *Reader) Notes() []string {
+	var n []string
+	if rd.export == ExportRecords {
+		n = append(n, fmt.Sprintf("%s: AIPerf's records export, schema %s: time points rebuilt from TTFT and the inter-chunk latencies; lost: %s", rd.name, rd.schema, rd.Lost()))
+	} else {
+		n = append(n, fmt.Sprintf("%s: AIPerf's raw export: each SSE message re-serialised as SSE text; lost: %s", rd.name, rd.Lost()))
+	}
+	if len(rd.skipped) > 0 {
+		n = append(n, fmt.Sprintf("%s: left out %s records (AIPerf's summary counts the profiling phase only)", rd.name, rd.skippedText()))
+	}
+	return n
 }
 
 // Scan moves to the next request.
 func (rd *Reader) Scan() bool {
-	if rd.err != nil || rd.i >= len(rd.recs) {
+	if rd.err != nil || rd.i >= len(rd.items) {
 		return false
 	}
-	rec := &rd.recs[rd.i]
-	id := rec.ID
-	if id == "" {
-		id = fmt.Sprintf("line-%06d", rec.Line)
+	it := &rd.items[rd.i]
+	var req trace.Request
+	if it.raw != nil {
+		id := it.raw.ID
+		if id == "" {
+			id = fmt.Sprintf("line-%06d", it.line)
+		}
+		req = it.raw.Request(id)
+	} else {
+		id := it.rec.ID
+		if id == "" {
+			id = fmt.Sprintf("line-%06d", it.line)
+		}
+		req = it.rec.Request(id, rd.offset)
+		rd.tally.add(&req)
 	}
-	req := rec.Request(id)
-	rd.chk.File = fmt.Sprintf("%s: line %d", rd.name, rec.Line)
+	rd.chk.File = fmt.Sprintf("%s: line %d", rd.name, it.line)
 	if err := rd.chk.Check(&req, trace.Error{RowGroup: -1, Row: -1}); err != nil {
 		rd.err = err
 		return false
@@ -353,8 +302,14 @@ func (rd *Reader) Request() *trace.Request { return &rd.cur }
 func (rd *Reader) Err() error { return rd.err }
 
 // Len is the number of requests.
-func (rd *Reader) Len() int { return len(rd.recs) }
+func (rd *Reader) Len() int { return len(rd.items) }
 
-// payloadPrompt is the last user message's text, or the prompt, of a
-// request body (an object, or a JSON string holding one).
-func payloadPrompt(payload json.RawMessage) string { return openaibody.Prompt(payload) }
+// Check is AIPerf's summary beside the same figures from the requests
+// scanned so far (call it after the last Scan); nil when no summary was
+// given or the export is the raw one.
+func (rd *Reader) Check() *crosscheck.Comparison {
+	if rd.summary == nil || rd.export != ExportRecords {
+		return nil
+	}
+	return rd.tally.compare(rd.summary)
+}

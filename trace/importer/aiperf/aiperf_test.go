@@ -21,7 +21,7 @@ func readFile(t *testing.T, path string) ([]trace.Request, error) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rd, err := Read(f, path, 0)
+	rd, err := Read(f, path, Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,8 @@ func TestBad(t *testing.T) {
 	}
 	for _, c := range []struct{ in, want string }{
 		{"", "no records"},
-		{"[]\n", "line 1: not a JSON object"},
+		{"[]\n", "line 1: not a JSON object: want AIPerf's records export"},
+		{"\n{\"experiments\": []}", "line 2: GenAI-Perf's or perf_analyzer's profile export (\"experiments\"; import it with --from genai-perf)"},
 		{`{"start_perf_ns": 1}`, `no "responses"`},
 		{`{"start_perf_ns": 1, "responses": [{"packets": []}]}`, `no "perf_ns"`},
 		{`{"start_perf_ns": 1, "responses": [{"perf_ns": 2}]}`, `neither "packets" nor "text"`},
@@ -167,7 +168,7 @@ func TestBad(t *testing.T) {
 		{`{"start_perf_ns": 5, "responses": [{"perf_ns": 2, "text": "x"}]}`, "before t0_ns"},
 		{"{\"request_id\": \"a\", \"start_perf_ns\": 1, \"responses\": []}\n{\"request_id\": \"a\", \"start_perf_ns\": 2, \"responses\": []}", "duplicate"},
 	} {
-		rd, err := Read(strings.NewReader(c.in), "x.jsonl", 0)
+		rd, err := Read(strings.NewReader(c.in), "x.jsonl", Options{})
 		if err == nil {
 			for rd.Scan() {
 			}
@@ -182,9 +183,11 @@ func TestBad(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	raw, _ := os.ReadFile(fixture)
 	f.Add(raw)
+	records, _ := os.ReadFile("../../../testdata/import/aiperf/records-2026/profile_export.jsonl")
+	f.Add(records)
 	f.Add([]byte(`{"start_perf_ns": 1, "status": null, "error": {"code": null, "message": "x"}, "responses": [{"perf_ns": 2, "packets": [{"name": "data", "value": null}]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		rd, err := Read(bytes.NewReader(b), "f", 0)
+		rd, err := Read(bytes.NewReader(b), "f", Options{})
 		if err != nil {
 			return
 		}

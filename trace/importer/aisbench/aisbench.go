@@ -25,7 +25,6 @@
 package aisbench
 
 import (
-	"bufio"
 	"bytes"
 	"database/sql"
 	"encoding/json"
@@ -42,6 +41,7 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
 	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/trace/importer/sourcefile"
 )
 
 // Source is the sseaudit.source of an imported trace.
@@ -313,28 +313,27 @@ func tmpFiles(modelDir string) ([]string, error) {
 // eachLine calls fn with every line of path (1-based line numbers), as
 // Python's readline does: the last line may lack its newline.
 func eachLine(path string, maxLine int, fn func(line int, b []byte) error) error {
-	if maxLine <= 0 {
-		maxLine = 1 << 30
-	}
-	f, err := os.Open(path)
+	f, err := sourcefile.Open(path)
 	if err != nil {
 		return &Error{File: path, Msg: "cannot open", Err: err}
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
-	line := 0
+	sc := sourcefile.NewLineScanner(f, path, sourcefile.Limits{MaxValueBytes: maxLine})
 	for sc.Scan() {
-		line++
-		if err := fn(line, sc.Bytes()); err != nil {
+		if err := fn(sc.Line(), sc.Bytes()); err != nil {
 			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return &Error{File: path, Line: line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLine)}
+		var te *trace.Error
+		if errors.As(err, &te) {
+			e := &Error{File: path, Line: te.Line, Msg: te.Msg}
+			if errors.Is(err, trace.ErrLimit) {
+				e.Err = trace.ErrLimit
+			}
+			return e
 		}
-		return &Error{File: path, Line: line + 1, Msg: "read error", Err: err}
+		return &Error{File: path, Msg: "read error", Err: err}
 	}
 	return nil
 }
@@ -791,10 +790,19 @@ func (run *Run) checkFailed() error {
 
 // reportedMaxConcurrency reads "Max Concurrency" from the run's <ds>.json.
 func reportedMaxConcurrency(path string) (int, error) {
-	raw, err := os.ReadFile(path)
+	f, err := sourcefile.Open(path)
 	if err != nil {
 		return 0, &Error{File: path, Msg: "cannot read", Err: err}
 	}
+	defer f.Close()
+	vals, _, err := sourcefile.ReadAll(f, path, sourcefile.Limits{MaxBytes: 64 << 20})
+	if err != nil {
+		return 0, &Error{File: path, Msg: "not AISBench's <ds>.json (a JSON object of metrics)", Err: err}
+	}
+	if len(vals) != 1 {
+		return 0, &Error{File: path, Msg: fmt.Sprintf("%d JSON values: want AISBench's <ds>.json, one JSON object of metrics", len(vals))}
+	}
+	raw := vals[0].Data
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return 0, &Error{File: path, Msg: "not AISBench's <ds>.json (a JSON object of metrics)", Err: err}

@@ -3,17 +3,40 @@ package genaiperf
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/trace/importer/realfiles"
 )
 
-const fixture = "../../../testdata/import/genai-perf/profile_export.json"
+const (
+	dir     = "../../../testdata/import/genai-perf/"
+	fixture = dir + "profile_export.json"
+)
 
 func readAll(t *testing.T, path string, opts Options) ([]trace.Request, trace.Meta, error) {
 	t.Helper()
+	reqs, rd, err := read(t, path, opts)
+	if rd == nil {
+		return nil, nil, err
+	}
+	return reqs, rd.Meta(), err
+}
+
+// read imports path with the summary beside it, if any.
+func read(t *testing.T, path string, opts Options) ([]trace.Request, *Reader, error) {
+	t.Helper()
+	if p := SummaryBeside(path); p != "" {
+		s, err := ReadSummary(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Summary = s
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +50,7 @@ func readAll(t *testing.T, path string, opts Options) ([]trace.Request, trace.Me
 	for rd.Scan() {
 		reqs = append(reqs, *rd.Request())
 	}
-	return reqs, rd.Meta(), rd.Err()
+	return reqs, rd, rd.Err()
 }
 
 // TestRoundTrip reads the fixture with encoding/json on its own and checks
@@ -133,14 +156,20 @@ func TestBad(t *testing.T) {
 		t.Errorf("bad lengths: %v", err)
 	}
 	for _, c := range []struct{ in, want string }{
-		{``, "not a JSON object"},
+		{``, "empty: want perf_analyzer's"},
 		{`[1]`, "not a JSON object"},
 		{`{"start_times": []}`, `no "experiments"`},
 		{`{"experiments": []}`, "empty"},
 		{`{"experiments": [{"requests": [{"response_timestamps": []}]}]}`, `no "timestamp"`},
 		{`{"experiments": [{"requests": [{"timestamp": 5, "response_timestamps": [4], "response_outputs": [{"response": "x"}]}]}]}`, "before t0_ns"},
 		{`{"experiments": [{"experiment": {"mode": "concurrency", "value": "x"}, "requests": []}]}`, "positive integer"},
-		{`{"experiments": [{"requests": [{"timestamp": 5, "response_timestamps": [6], "response_outputs": [{}]}]}]}`, `no "response"`},
+		{`{"service_kind": "openai", "experiments": [{"requests": [{"timestamp": 5, "response_timestamps": [6], "response_outputs": [{}]}]}]}`, `no "response"`},
+		{`{"service_kind": "openai", "experiments": [{"requests": [{"timestamp": 5, "response_timestamps": [6]}]}]}`, `requests[0]: no "response_outputs": want each response's text`},
+		{`{"experiments": [{"requests": [{"timestamp": 5, "request_inputs": {}}]}]}`, `no "response_timestamps" (nor perf_analyzer's older "responses_timestamps")`},
+		{`{"experiments": [{"requests": [{"timestamp": 5, "response_timestamps": [7, 6]}]}]}`, `response_timestamps[1] = 6: want times from the request's timestamp 5 on, in order`},
+		{`{"experiments": [{"requests": [{"timestamp": 5, "response_timestamps": [7], "response_outputs": 3}]}]}`, `response_outputs: want a list of objects`},
+		{`{"service_kind": "tpu", "experiments": [{"requests": []}]}`, `service_kind "tpu": want openai, triton`},
+		{`{"experiments": [{"requests": []}]} {"experiments": []}`, `line 1: a second JSON value after the export (line 1)`},
 	} {
 		rd, err := Read(strings.NewReader(c.in), "x.json", Options{Experiment: -1})
 		if err == nil {
@@ -155,8 +184,10 @@ func TestBad(t *testing.T) {
 }
 
 func FuzzRead(f *testing.F) {
-	raw, _ := os.ReadFile(fixture)
-	f.Add(raw)
+	for _, name := range []string{"profile_export.json", "triton/profile_export.json", "tensorrtllm/profile_export.json", "perf-analyzer-2023.json"} {
+		raw, _ := os.ReadFile(dir + name)
+		f.Add(raw)
+	}
 	f.Add([]byte(`{"experiments": [{"requests": [{"timestamp": 1, "response_timestamps": [2], "response_outputs": [{"response": "data: x\n\n"}]}]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rd, err := Read(bytes.NewReader(b), "f", Options{Experiment: -1})
@@ -168,6 +199,174 @@ func FuzzRead(f *testing.F) {
 			r := rd.Request()
 			if err := chk.Check(r, trace.Error{RowGroup: -1, Row: -1}); err != nil {
 				t.Fatalf("Scan gave a request the schema refuses: %v", err)
+			}
+		}
+	})
+}
+
+// TestSummary: GenAI-Perf's summary beside the openai export — TTFT,
+// TTST, request latency and request throughput, after GenAI-Perf drops
+// the responses without text and merges split messages — comes back from
+// the imported trace; the figures made with its tokenizer are named as not
+// reproducible.
+func TestSummary(t *testing.T) {
+	_, rd, err := read(t, fixture, Options{Experiment: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rd.Check()
+	if c == nil || len(c.Differing()) > 0 || len(c.Figures) != 40 || len(c.Skipped) != 2 {
+		t.Errorf("%v", c)
+	}
+}
+
+// TestTriton: output tensors become time points, one a response, the empty
+// last one too; no response is a failure with its time point; GenAI-Perf's
+// summary comes back.
+func TestTriton(t *testing.T) {
+	reqs, rd, err := read(t, dir+"triton/profile_export.json", Options{Experiment: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd.Kind() != KindTensors || len(reqs) != 3 {
+		t.Fatalf("kind %s, %d requests", rd.Kind(), len(reqs))
+	}
+	r := reqs[0]
+	res, err := replay.Replay(&r, replay.Options{})
+	if err != nil || !res.Success || len(res.TimePointsS) != 5 || r.Chunks != nil || r.OutputTokens != nil {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if d := (res.TimePointsS[1] - res.TimePointsS[0]) * 1e3; math.Abs(d-41) > 1e-9 || r.Extra[0].Str != "What is tea?" {
+		t.Errorf("ttft %v ms, prompt %q", d, r.Extra[0].Str)
+	}
+	if f := reqs[2]; !f.Failed() || len(f.TimePointsS) != 1 || f.Error == nil {
+		t.Errorf("no response: %+v", f)
+	}
+	if c := rd.Check(); c == nil || len(c.Differing()) > 0 || len(c.Figures) != 40 {
+		t.Errorf("%v", c)
+	}
+}
+
+// TestTensorRTLLM: token ids give the token counts (a list, a single id,
+// an empty list a response).
+func TestTensorRTLLM(t *testing.T) {
+	reqs, meta, err := readAll(t, dir+"tensorrtllm/profile_export.json", Options{Experiment: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 2 || *reqs[0].OutputTokens != 3 || *reqs[0].InputTokens != 5 || *reqs[1].OutputTokens != 2 || *reqs[1].InputTokens != 4 {
+		t.Errorf("tokens %v %v %v %v", *reqs[0].InputTokens, *reqs[0].OutputTokens, *reqs[1].InputTokens, *reqs[1].OutputTokens)
+	}
+	if r, _ := meta.Get(trace.KeyRequestRate); r != "2.0" {
+		t.Errorf("rate %q", r)
+	}
+}
+
+// TestPerfAnalyzer: perf_analyzer's own export (response times only, with
+// either key) imports as time points, not as failures.
+func TestPerfAnalyzer(t *testing.T) {
+	for _, name := range []string{"perf-analyzer-2023.json", "perf-analyzer-no-outputs.json"} {
+		reqs, rd, err := read(t, dir+name, Options{Experiment: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rd.Kind() != KindTimestamps || len(reqs) != 3 {
+			t.Fatalf("%s: kind %s, %d requests", name, rd.Kind(), len(reqs))
+		}
+		for i, want := range []int{4, 1, 3} {
+			r := reqs[i]
+			if len(r.TimePointsS) != want || r.Failed() != (want == 1) {
+				t.Errorf("%s request %d: %v, failed %v", name, i, r.TimePointsS, r.Failed())
+			}
+		}
+		if d := (reqs[0].TimePointsS[1] - reqs[0].TimePointsS[0]) * 1e3; math.Abs(d-5) > 1e-9 {
+			t.Errorf("%s: ttft %v ms", name, d)
+		}
+		if c, _ := rd.Meta().Get(trace.KeyMaxConcurrency); c != "4" {
+			t.Errorf("%s: concurrency %q", name, c)
+		}
+	}
+}
+
+// TestRealPerfAnalyzer: the example exports perf_analyzer's documentation
+// shipped in triton-inference-server/client (response times only; the
+// first spelling "responses_timestamps", then "response_timestamps"): every
+// request with responses is a success with one time point a response.
+func TestRealPerfAnalyzer(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		points  []int
+		concurr string
+	}{
+		{"decoupled_output_file.21dae61.json", []int{4, 1, 4}, "4"},
+		{"decoupled_output_file.6fbc18c.json", []int{4, 1, 4}, "4"},
+		{"coupled_output_file.21dae61.json", []int{2, 2, 2}, "4"},
+	} {
+		path := realfiles.Path(t, "genai-perf", "triton-client-perf-analyzer-docs", c.name)
+		reqs, rd, err := read(t, path, Options{Experiment: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rd.Kind() != KindTimestamps || len(reqs) != len(c.points) {
+			t.Fatalf("%s: kind %s, %d requests", c.name, rd.Kind(), len(reqs))
+		}
+		for i, r := range reqs {
+			if len(r.TimePointsS) != c.points[i] || r.Failed() != (c.points[i] == 1) {
+				t.Errorf("%s request %d: time points %v, failed %v", c.name, i, r.TimePointsS, r.Failed())
+			}
+		}
+		if v, _ := rd.Meta().Get(trace.KeyMaxConcurrency); v != c.concurr {
+			t.Errorf("%s: max_concurrency %q", c.name, v)
+		}
+	}
+}
+
+func FuzzKeep(f *testing.F) {
+	for _, s := range []string{"data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n", "data: [DONE]\n\n", ": ping\n\n", "event: error\ndata: {}\n\n", "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[]}"} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, chat bool) {
+		format := formatCompletions
+		if chat {
+			format = formatChat
+		}
+		k := keep(s, format)
+		if k && strings.TrimSpace(s) == "" {
+			t.Fatal("kept an empty response")
+		}
+		if got := keptTimes([]trace.Chunk{{TNs: 1, Data: []byte(s)}}, format); (len(got) == 1) != k {
+			t.Fatalf("keptTimes %v, keep %v", got, k)
+		}
+	})
+}
+
+// FuzzDecodeSummary: any summary that decodes compares with the imported
+// requests without a panic, and names only figures of metrics it has.
+func FuzzDecodeSummary(f *testing.F) {
+	for _, name := range []string{"profile_export_genai_perf.json", "triton/profile_export_genai_perf.json"} {
+		raw, _ := os.ReadFile(dir + name)
+		f.Add(raw)
+	}
+	f.Add([]byte(`{"request_latency": {"unit": "ms", "avg": null, "p0.5": 1, "px": 2}, "request_throughput": {"unit": "", "avg": 1e308}}`))
+	raw, err := os.ReadFile(fixture)
+	if err != nil {
+		f.Fatal(err)
+	}
+	rd, err := Read(bytes.NewReader(raw), "p", Options{Experiment: -1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for rd.Scan() {
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := DecodeSummary(bytes.NewReader(b), "s.json")
+		if err != nil {
+			return
+		}
+		for _, fig := range rd.tally.compare(s).Figures {
+			metric, _, _ := strings.Cut(fig.Name, ".")
+			if _, ok := s.Metrics[metric]; !ok {
+				t.Fatalf("figure %s of a metric the summary does not have", fig.Name)
 			}
 		}
 	})

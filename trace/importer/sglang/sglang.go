@@ -2,12 +2,15 @@
 // sglang.bench_serving --output-file F --output-details` into trace
 // requests.
 //
-// The file is JSON Lines, one line a benchmark run (bench_serving appends);
-// each line is an object with the run's figures (backend, dataset_name,
-// request_rate, max_concurrency, duration, completed, ...) and, with
-// --output-details, lists with one entry a request: input_lens,
-// output_lens, ttfts (s), itls (a list of s a request), generated_texts and
-// errors ("" for a success).
+// bench_serving appends one JSON object a run to the file (JSON Lines);
+// people also commit a run pretty-printed. Options.Run picks a run of
+// several. Each run is an object with the run's figures (backend,
+// dataset_name, request_rate, max_concurrency, duration, completed,
+// mean_ttft_ms, ...) and, with --output-details, lists with one entry a
+// request: input_lens, output_lens, ttfts (s), itls (a list of s a
+// request), generated_texts and errors ("" for a success). Newer versions
+// add server_info (the server's settings), tag (--tag) and accept_length
+// (speculative decoding); they are kept in the run metadata.
 //
 // The lists carry no start times. Each request therefore becomes a trace
 // request whose start is 0: t0_ns = 0, time_points_s = [0, ttft, then each
@@ -19,165 +22,139 @@
 // throughputs and the concurrency of the total stage are not (every
 // request starts at 0), and there is no stable stage (AISBench finds none
 // when every request starts at once).
+//
+// Check reproduces the run's own figures that the lists determine
+// (completed, token totals, TTFT and ITL statistics) under SGLang's
+// definitions.
 package sglang
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/trace/importer/crosscheck"
 	"github.com/sseaudit/sseaudit/trace/importer/vllmbench"
 )
 
 // want describes the expected file for error messages.
 const want = `want the JSONL written by sglang.bench_serving --output-file --output-details: one object a run with "ttfts", "itls", "input_lens", "output_lens", "errors"`
 
-type run struct {
-	TTFTs      []float64   `json:"ttfts"`
-	ITLs       [][]float64 `json:"itls"`
-	InputLens  []int64     `json:"input_lens"`
-	OutputLens []int64     `json:"output_lens"`
-	Errors     []string    `json:"errors"`
-
-	Backend        string          `json:"backend"`
-	Dataset        string          `json:"dataset_name"`
-	RequestRate    json.RawMessage `json:"request_rate"`
-	MaxConcurrency json.RawMessage `json:"max_concurrency"`
+// Options select what to read.
+type Options struct {
+	// Run is the 1-based run (JSON object, one a line as bench_serving
+	// appends them) to import; 0 means the only one (an error when the file
+	// holds several).
+	Run int
+	// MaxRequests bounds the requests read (trace.DefaultLimits when 0).
+	MaxRequests int64
 }
 
 // Reader yields the requests of one run.
 type Reader struct {
-	name string
-	line int
-	r    run
-	n    int
-	i    int
-	cur  trace.Request
-	err  error
-	chk  *trace.Checker
-	meta trace.Meta
+	name  string
+	run   *vllmbench.Run
+	lists vllmbench.Lists
+	i     int
+	cur   trace.Request
+	err   error
+	chk   *trace.Checker
+	meta  trace.Meta
+	tally vllmbench.Tally
 }
 
-// Read reads the file and keeps run number runIndex (1-based line of a
-// run, counting non-blank lines); 0 means the only run (an error when the
-// file holds several). maxRequests bounds it (trace.DefaultLimits when 0).
-func Read(r io.Reader, name string, runIndex int, maxRequests int64) (*Reader, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<30)
-	var lines [][]byte
-	var lineNos []int
-	n := 0
-	for sc.Scan() {
-		n++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		lines = append(lines, append([]byte(nil), b...))
-		lineNos = append(lineNos, n)
+// Read reads the file and keeps one run.
+func Read(r io.Reader, name string, opts Options) (*Reader, error) {
+	run, err := vllmbench.ReadRun(r, name, opts.Run, "--run", want, func(top map[string]json.RawMessage) bool { return top["ttfts"] != nil })
+	if err != nil {
+		return nil, err
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: line %d: %w", name, n+1, err)
+	where := run.Where(name)
+	if run.Top["start_times"] != nil || (run.Top["model_id"] != nil && run.Top["dataset_name"] == nil) {
+		return nil, fmt.Errorf("%s: a vllm bench serve result (\"model_id\"%s): import it with --from vllm, whose definitions its figures follow", where, map[bool]string{true: `, "start_times"`}[run.Top["start_times"] != nil])
 	}
-	switch {
-	case len(lines) == 0:
-		return nil, fmt.Errorf("%s: empty: %s", name, want)
-	case runIndex == 0 && len(lines) > 1 && !looksLikeRun(lines[0]):
-		runIndex = 1 // say what is wrong with it, below
-	case runIndex == 0 && len(lines) > 1:
-		return nil, fmt.Errorf("%s: %d runs (one a line): choose one with --sglang-run (1 to %d)", name, len(lines), len(lines))
-	case runIndex == 0:
-		runIndex = 1
-	case runIndex < 0 || runIndex > len(lines):
-		return nil, fmt.Errorf("%s: run %d: the file holds %d (1 to %d)", name, runIndex, len(lines), len(lines))
+	if _, ok := run.Top["ttfts"]; !ok {
+		return nil, fmt.Errorf("%s: no ttfts: a summary without the per-request lists (was it written with --output-details? bench_serving writes ttfts, itls, input_lens, output_lens and errors only with it): %s", where, want)
 	}
-	b := vllmbench.PythonJSON(lines[runIndex-1])
-	rd := &Reader{name: name, line: lineNos[runIndex-1]}
-	where := fmt.Sprintf("%s: line %d", name, rd.line)
-	if b[0] != '{' {
-		return nil, fmt.Errorf("%s: not a JSON object: %s", where, want)
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &top); err != nil {
-		return nil, fmt.Errorf("%s: not valid JSON (%v): %s", where, err, want)
-	}
-	var missing []string
-	for _, k := range []string{"ttfts", "itls", "input_lens", "output_lens", "errors"} {
-		if _, ok := top[k]; !ok {
-			missing = append(missing, k)
-		}
-	}
-	if len(missing) > 0 {
-		hint := ""
-		if _, ok := top["ttfts"]; !ok {
-			hint = " (was it written with --output-details?)"
-		}
-		return nil, fmt.Errorf("%s: no %s%s: %s", where, strings.Join(missing, ", "), hint, want)
-	}
-	if err := json.Unmarshal(b, &rd.r); err != nil {
+	lists, err := vllmbench.DecodeLists(run.Top)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %v: %s", where, err, want)
 	}
-	rd.n = len(rd.r.TTFTs)
-	for k, l := range map[string]int{"itls": len(rd.r.ITLs), "input_lens": len(rd.r.InputLens), "output_lens": len(rd.r.OutputLens), "errors": len(rd.r.Errors)} {
-		if l != rd.n {
-			return nil, fmt.Errorf("%s: %s has %d entries and ttfts %d: want one entry a request in each list", where, k, l, rd.n)
+	limits := trace.DefaultLimits
+	if opts.MaxRequests > 0 {
+		limits.MaxRequests = opts.MaxRequests
+	}
+	if int64(lists.Len()) > limits.MaxRequests {
+		return nil, fmt.Errorf("%s: %d requests, more than %d: %w", where, lists.Len(), limits.MaxRequests, trace.ErrLimit)
+	}
+	rd := &Reader{name: name, run: run, lists: lists, chk: trace.NewChecker(name, limits)}
+	var res struct {
+		Backend        string          `json:"backend"`
+		Dataset        string          `json:"dataset_name"`
+		RequestRate    json.RawMessage `json:"request_rate"`
+		MaxConcurrency json.RawMessage `json:"max_concurrency"`
+		Tag            string          `json:"tag"`
+		AcceptLength   json.RawMessage `json:"accept_length"`
+	}
+	run.Decode(&res)
+	rd.meta = vllmbench.RunMeta("import sglang", res.MaxConcurrency, res.RequestRate)
+	if lists.StartTimes == nil {
+		rd.meta.Set(vllmbench.KeyStartTimes, vllmbench.NoStartTimes)
+	}
+	run.SetMeta(&rd.meta)
+	for k, v := range map[string]string{"backend": res.Backend, "dataset": res.Dataset, "tag": res.Tag} {
+		if v != "" {
+			rd.meta.Set(trace.KeyRunPrefix+k, v)
 		}
 	}
-	limits := trace.DefaultLimits
-	if maxRequests > 0 {
-		limits.MaxRequests = maxRequests
+	if a := strings.TrimSpace(string(res.AcceptLength)); a != "" && a != "null" {
+		rd.meta.Set(trace.KeyRunPrefix+"accept_length", a)
 	}
-	rd.chk = trace.NewChecker(name, limits)
-	rd.meta = vllmbench.RunMeta("import sglang", rd.r.MaxConcurrency, rd.r.RequestRate)
-	rd.meta.Set(trace.KeyRunPrefix+"start_times", "unknown: every request starts at 0 (no timeline, no stable stage)")
-	rd.meta.Set(trace.KeyRunPrefix+"line", strconv.Itoa(rd.line))
-	if rd.r.Backend != "" {
-		rd.meta.Set(trace.KeyRunPrefix+"backend", rd.r.Backend)
-	}
-	if rd.r.Dataset != "" {
-		rd.meta.Set(trace.KeyRunPrefix+"dataset", rd.r.Dataset)
-	}
+	rd.meta.Set(trace.KeyRunPrefix+"lost", rd.Lost())
 	return rd, nil
 }
 
-// looksLikeRun reports whether b is a JSON object with a "ttfts" key.
-func looksLikeRun(b []byte) bool {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(vllmbench.PythonJSON(b), &top) != nil {
-		return false
+// Lost says what the file does not hold that a trace can.
+func (rd *Reader) Lost() string {
+	s := "body bytes (no events, event classes or read boundaries: time points only), HTTP status of failures"
+	if rd.lists.StartTimes == nil {
+		s += ", request start times (every request starts at 0)"
 	}
-	_, ok := top["ttfts"]
-	return ok
+	return s
+}
+
+// Notes say what the import did that a reader of the trace should know.
+func (rd *Reader) Notes() []string {
+	return []string{
+		fmt.Sprintf("%s: sglang.bench_serving output (%s, %s): time points rebuilt from ttfts and itls; lost: %s", rd.run.Where(rd.name), rd.run.Layout, rd.run.Of(), rd.Lost()),
+		fmt.Sprintf("%s: no start times: every request starts at 0; per-request figures (E2EL, TTFT, TPOT, ITL, tokens) are right, the stages that need send times are not (%s = %q)", rd.name, vllmbench.KeyStartTimes, vllmbench.NoStartTimes),
+	}
 }
 
 // Meta is the run metadata.
 func (rd *Reader) Meta() trace.Meta { return rd.meta }
 
 // Len is the number of requests.
-func (rd *Reader) Len() int { return rd.n }
+func (rd *Reader) Len() int { return rd.lists.Len() }
 
 // Scan moves to the next request.
 func (rd *Reader) Scan() bool {
-	if rd.err != nil || rd.i >= rd.n {
+	if rd.err != nil || rd.i >= rd.lists.Len() {
 		return false
 	}
-	i := rd.i
-	r := &rd.r
-	req, err := vllmbench.Request(fmt.Sprintf("sglang-%06d", i), 0, r.TTFTs[i], r.ITLs[i], r.InputLens[i], r.OutputLens[i], r.Errors[i])
+	req, err := rd.lists.Request(fmt.Sprintf("sglang-%06d", rd.i), rd.i)
 	if err != nil {
-		rd.err = fmt.Errorf("%s: line %d: request %d: %v", rd.name, rd.line, i, err)
+		rd.err = fmt.Errorf("%s: request %d: %v", rd.run.Where(rd.name), rd.i, err)
 		return false
 	}
-	rd.chk.File = fmt.Sprintf("%s: line %d: request %d", rd.name, rd.line, i)
+	rd.chk.File = fmt.Sprintf("%s: request %d", rd.run.Where(rd.name), rd.i)
 	if err := rd.chk.Check(&req, trace.Error{RowGroup: -1, Row: -1}); err != nil {
 		rd.err = err
 		return false
 	}
+	rd.tally.Add(&req)
 	rd.cur = req
 	rd.i++
 	return true
@@ -188,3 +165,31 @@ func (rd *Reader) Request() *trace.Request { return &rd.cur }
 
 // Err is the error that ended the scan, if any.
 func (rd *Reader) Err() error { return rd.err }
+
+// Check is the run's own figures beside the same figures from the requests
+// scanned (call it after the last Scan), under SGLang's definitions
+// (bench_serving calculate_metrics): over the successful requests,
+// completed, total_input_tokens (their prompt lengths), total_output_tokens
+// (their output lengths), the TTFT statistics and those of the pooled ITLs.
+// SGLang's E2E latency (and so TPOT) ends when the stream ends, after the
+// last token: the lists do not hold it.
+func (rd *Reader) Check() *crosscheck.Comparison {
+	c := &crosscheck.Comparison{Source: rd.run.Where(rd.name)}
+	t := &rd.tally
+	rd.run.Figure(c, "completed", float64(t.Successes))
+	rd.run.Figure(c, "total_input_tokens", float64(t.InputTokens))
+	rd.run.Figure(c, "total_output_tokens", float64(t.OutputTokens))
+	rd.run.Distribution(c, "ttft", t.TTFT)
+	rd.run.Distribution(c, "itl", t.ITL)
+	for _, k := range []string{"mean_e2e_latency_ms", "mean_tpot_ms"} {
+		if _, ok := rd.run.Top[k]; ok {
+			c.Skipped = append(c.Skipped, k+" (SGLang's latency ends with the stream, after the last token: not in the lists)")
+		}
+	}
+	for _, k := range []string{"duration", "request_throughput", "output_throughput"} {
+		if _, ok := rd.run.Top[k]; ok {
+			c.Skipped = append(c.Skipped, k+" (the run's duration is not in the lists)")
+		}
+	}
+	return c
+}

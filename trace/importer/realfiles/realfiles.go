@@ -1,0 +1,61 @@
+// Package realfiles finds the files from public repositories that the
+// importers' tests read. They are not kept in this repository: they lie in
+// the project's shared corpus beside the checkout,
+// shared/corpus/real-imports/<tool>/<source>/, each cited (repository,
+// path, commit, licence) in testdata/import/SOURCES.md.
+// SSEAUDIT_REAL_IMPORTS names another folder of the same layout.
+package realfiles
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Env names a folder laid out as shared/corpus/real-imports.
+const Env = "SSEAUDIT_REAL_IMPORTS"
+
+// Root is the corpus folder, or "" when there is none.
+func Root() string {
+	if d := os.Getenv(Env); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	// The checkout's root holds go.mod; shared/ sits beside it.
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			d := filepath.Join(filepath.Dir(dir), "shared", "corpus", "real-imports")
+			if st, err := os.Stat(d); err == nil && st.IsDir() {
+				return d
+			}
+			return ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// Path is a file of the corpus (tool/source/name); the test is skipped when
+// it is missing, and fails under CI, which has the corpus beside the
+// checkout.
+func Path(t testing.TB, tool, source, name string) string {
+	t.Helper()
+	root := Root()
+	p := filepath.Join(root, tool, source, name)
+	if root != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("no %s/%s/%s in the real-imports corpus (%q): CI has shared/ beside the checkout", tool, source, name, root)
+	}
+	t.Skipf("no %s/%s/%s in the real-imports corpus (shared/corpus/real-imports beside the checkout, or $%s)", tool, source, name, Env)
+	return ""
+}
