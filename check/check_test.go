@@ -2,7 +2,10 @@ package check
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -493,17 +496,62 @@ func FuzzParseClaim(f *testing.F) {
 
 // FuzzRun: any parsable report checks without a panic, and a report equal
 // to the recomputation never differs.
+// FuzzRun: any report that parses is checked without a panic, and the
+// check holds together: the files AISBench writes for the records check
+// clean; every difference names a known cause, a stage the report speaks
+// of, and two different texts; the same input gives the same result; the
+// result renders as text and as valid JSON.
 func FuzzRun(f *testing.F) {
-	csv, js := files(&testing.T{}, workedExample(), 2, aisbench.StageTotal)
+	recs := workedExample()
+	csv, js := files(&testing.T{}, recs, 2, aisbench.StageTotal)
+	stableCSV, stableJS := files(&testing.T{}, recs, 2, aisbench.StageStable)
 	f.Add(csv, js)
-	f.Fuzz(func(t *testing.T, csv, js []byte) {
-		tab, err1 := ParseCSV("x", csv)
-		cm, err2 := ParseJSON("y", js)
+	f.Add(stableCSV, stableJS)
+	f.Add(stableCSV, js)
+	f.Add([]byte(strings.Replace(string(csv), "3940", "3941", 1)), js)
+	causes := []Cause{CauseFormat, CauseRounding, CauseSubset, CauseMore, CauseStage, CauseMissing, CauseExtra, CauseNoStage, CauseSources, CauseHandEdit}
+	f.Fuzz(func(t *testing.T, csvIn, jsIn []byte) {
+		tab, err1 := ParseCSV("x", csvIn)
+		cm, err2 := ParseJSON("y", jsIn)
 		if err1 != nil || err2 != nil {
 			return
 		}
-		rp := &Reported{CSVFile: "x", JSONFile: "y", CSV: tab, Common: cm, CSVBytes: csv, JSONBytes: js}
-		_, _ = Run(Input{Reported: rp, Records: workedExample(), MaxConcurrency: 2}, Options{})
+		in := Input{Reported: &Reported{CSVFile: "x", JSONFile: "y", CSV: tab, Common: cm, CSVBytes: csvIn, JSONBytes: jsIn},
+			Records: recs, MaxConcurrency: 2}
+		res, err := Run(in, Options{})
+		if err != nil {
+			if len(in.Reported.Stages()) == 0 {
+				return // nothing to check: Run says so
+			}
+			t.Fatalf("Run: %v", err)
+		}
+		if (bytes.Equal(csvIn, csv) && bytes.Equal(jsIn, js)) || (bytes.Equal(csvIn, stableCSV) && bytes.Equal(jsIn, stableJS)) {
+			if res.Discrepant() {
+				t.Fatalf("AISBench's own files are discrepant: %+v", res.Diffs)
+			}
+		}
+		for _, d := range res.Diffs {
+			if !slices.Contains(causes, d.Cause) {
+				t.Fatalf("unknown cause %q in %+v", d.Cause, d)
+			}
+			if d.Reported == d.Recomputed {
+				t.Fatalf("a difference between equal texts: %+v", d)
+			}
+			if d.Stage != "" && !slices.Contains(res.Stages, d.Stage) {
+				t.Fatalf("a difference in stage %q, the report speaks of %v: %+v", d.Stage, res.Stages, d)
+			}
+		}
+		again, err := Run(in, Options{})
+		if err != nil || !reflect.DeepEqual(again.Diffs, res.Diffs) || again.Compared != res.Compared {
+			t.Fatalf("a second Run differs: %v", err)
+		}
+		var text, doc bytes.Buffer
+		if err := res.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if err := res.WriteJSON(&doc); err != nil || !json.Valid(doc.Bytes()) {
+			t.Fatalf("JSON: %v, valid %v", err, json.Valid(doc.Bytes()))
+		}
 	})
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every fuzz target of the trace readers and replay for a set time each,
+# Runs every fuzz target of the module for a set time each,
 # one worker at a time, and prints a line per target with its duration and
 # the number of executions. New crashers land in each package's
 # testdata/fuzz/<Target>/ as go test writes them; turn each into a regression
@@ -15,40 +15,19 @@ export PATH=/usr/local/go/bin:$PATH
 fuzztime="${FUZZTIME:-60s}"
 parallel="${FUZZPARALLEL:-1}"
 
-# package target
-targets=(
-  "./trace FuzzJSONL"
-  "./trace FuzzFlatGrouping"
-  "./trace/parquetfile FuzzOpen"
-  "./trace/tables FuzzReader"
-  "./trace/arrowfile FuzzOpenFile"
-  "./trace/arrowfile FuzzOpenStream"
-  "./replay FuzzAISBenchFramer"
-  "./replay FuzzSSEFramer"
-  "./replay FuzzClassify"
-  "./replay FuzzContentTemplate"
-  "./replay FuzzRecycle"
-  "./audit FuzzRecordWithoutSpecReplay"
-  "./audit FuzzReportJSON"
-  "./audit FuzzBuilder"
-  "./audit FuzzPooledSamples"
-  "./audit FuzzPercentile"
-  "./audit FuzzSortFloats"
-  "./audit FuzzPyFloatRepr"
-  "./audit/check FuzzParseCSV"
-  "./audit/check FuzzParseJSON"
-  "./audit/check FuzzParseClaim"
-  "./audit/check FuzzRun"
-  "./trace/importer/aisbench FuzzDecodeTimePoints"
-  "./trace/importer/aisbench FuzzDetails"
-  "./trace/importer/aisbench FuzzSideFiles"
-  "./trace/importer/genaiperf FuzzRead"
-  "./trace/importer/aiperf FuzzRead"
-  "./trace/importer/vllmbench FuzzRead"
-  "./trace/importer/sglang FuzzRead"
-  "./capture FuzzReadPrompts"
-  "./serve FuzzRequestPrompt"
-)
+# Every fuzz target of the module, found by go test itself (one line a
+# target: package, then name), so that a new FuzzXxx is run without being
+# listed here.
+targets=()
+for pkg in $(go list ./...); do
+  for name in $(go test "$pkg" -list '^Fuzz' 2>/dev/null | grep '^Fuzz'); do
+    targets+=("$pkg $name")
+  done
+done
+if [ ${#targets[@]} -eq 0 ]; then
+  echo "fuzz.sh: no fuzz target found (go test -list failed?)" >&2
+  exit 1
+fi
 
 only=" $* "
 failed=0
