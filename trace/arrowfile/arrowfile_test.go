@@ -17,85 +17,18 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/trace/tracetest"
 )
 
-var sampleExtra = []trace.ExtraColumn{
-	{Name: "label", Kind: trace.ExtraString},
-	{Name: "retries", Kind: trace.ExtraInt64},
-	{Name: "weight", Kind: trace.ExtraFloat64},
-	{Name: "warm", Kind: trace.ExtraBool},
-	{Name: "blob", Kind: trace.ExtraBinary},
-	{Name: "attrs", Kind: trace.ExtraJSON},
-}
+// The requests, extra columns and metadata every format's tests share.
+var (
+	sampleExtra = tracetest.Extras
+	sampleMeta  = tracetest.Meta
+)
 
-var sampleMeta = trace.Meta{
-	{Key: trace.KeyMaxConcurrency, Value: "2"},
-	{Key: trace.KeyRunPrefix + "host", Value: "bench-1"},
-	{Key: trace.KeySource, Value: "arrowfile test"},
-}
+func sampleRequests() []trace.Request { return tracetest.Requests() }
 
-// sampleRequests covers every column: set, null, empty lists next to null
-// ones, non-UTF-8 and empty chunk data, extra values of each kind.
-func sampleRequests() []trace.Request {
-	many := make([]trace.Chunk, 40)
-	for i := range many {
-		many[i] = trace.Chunk{TNs: 5_000 + int64(i/3), Data: []byte(fmt.Sprintf("data: %d\n\n", i))}
-	}
-	return []trace.Request{
-		{
-			RequestID: "r0", T0Ns: 1_000, EndNs: i64(1_400), HTTPStatus: i32(200),
-			Chunks: []trace.Chunk{
-				{TNs: 1_200, Data: []byte("data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n")},
-				{TNs: 1_350, Data: []byte("data: [DONE]\n\n")},
-			},
-			TimePointsS: []float64{0.25, 0.5}, InputTokens: i64(12), OutputTokens: i64(3),
-			Extra: []trace.Value{{Str: "a"}, {Int: -7}, {Float: 1.5}, {Bool: true}, {Bytes: []byte{0xff, 0x00}}, {Str: `{"k":[1,2]}`}},
-		},
-		{
-			RequestID: "r1-null", T0Ns: 2_000,
-			Extra: []trace.Value{{Null: true}, {Null: true}, {Null: true}, {Null: true}, {Null: true}, {Null: true}},
-		},
-		{
-			RequestID: "r2-empty", T0Ns: 3_000, EndNs: i64(3_000), HTTPStatus: i32(200),
-			Chunks: []trace.Chunk{}, TimePointsS: []float64{},
-			Extra: []trace.Value{{Str: ""}, {Int: 0}, {Float: 0}, {Bool: false}, {Bytes: []byte{}}, {Str: "null"}},
-		},
-		{
-			RequestID: "r3-failed", T0Ns: 4_000, EndNs: i64(4_100), Error: strp("connection reset by peer"),
-			Chunks: []trace.Chunk{
-				{TNs: 4_050, Data: []byte{0xff, 0xfe, 0x00, 'x', 0xc3}},
-				{TNs: 4_050, Data: []byte{}},
-			},
-			Extra: []trace.Value{{Str: "ünïcode"}, {Int: math.MaxInt64}, {Float: math.Inf(-1)}, {Bool: false}, {Null: true}, {Str: `"s"`}},
-		},
-		{
-			RequestID: "r4-500", T0Ns: 4_500, HTTPStatus: i32(500), OutputTokens: i64(0),
-			Chunks: []trace.Chunk{{TNs: 4_600, Data: []byte("oops")}},
-			Extra:  []trace.Value{{Null: true}, {Int: math.MinInt64}, {Float: -0.125}, {Bool: true}, {Bytes: []byte("\x00\x01")}, {Null: true}},
-		},
-		{
-			RequestID: "r5-many", T0Ns: 5_000, EndNs: i64(5_020), HTTPStatus: i32(200),
-			Chunks: many, TimePointsS: []float64{-1, 1e-9},
-			Extra: []trace.Value{{Str: "z"}, {Int: 1}, {Float: 2}, {Bool: true}, {Bytes: []byte("b")}, {Str: "[]"}},
-		},
-		{
-			RequestID: "r6", T0Ns: 6_000, HTTPStatus: i32(429),
-			Extra: []trace.Value{{Str: "last"}, {Int: 2}, {Float: 3}, {Bool: false}, {Bytes: []byte{}}, {Str: "{}"}},
-		},
-	}
-}
-
-// flatExpectation is what the flat layout gives back: it cannot tell an
-// empty chunk list from a null one.
-func flatExpectation(reqs []trace.Request) []trace.Request {
-	out := append([]trace.Request(nil), reqs...)
-	for i := range out {
-		if len(out[i].Chunks) == 0 {
-			out[i].Chunks = nil
-		}
-	}
-	return out
-}
+func flatExpectation(reqs []trace.Request) []trace.Request { return tracetest.Flattened(reqs) }
 
 func TestRoundTrip(t *testing.T) {
 	for _, f := range formats {

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/trace/tracetest"
 )
 
 func i64(v int64) *int64    { return &v }
@@ -79,11 +80,8 @@ func readAll(t testing.TB, f format, name string, data []byte, mem memory.Alloca
 		return nil, trace.Info{}, err
 	}
 	defer r.Close()
-	var reqs []trace.Request
-	for r.Scan() {
-		reqs = append(reqs, *r.Request().Clone())
-	}
-	return reqs, r.Info(), r.Err()
+	reqs, err := tracetest.ReadAll(r)
+	return reqs, r.Info(), err
 }
 
 // writeRecords writes record batches built by fill, in either format,

@@ -126,7 +126,7 @@ func TestDuckDBReadsOurFiles(t *testing.T) {
 			if !reflect.DeepEqual(got.Types, wantTypes) {
 				t.Errorf("DuckDB types:\n got %v\nwant %v", got.Types, wantTypes)
 			}
-			wantMeta := map[string]string{trace.KeySchemaVersion: "1", "sseaudit.extra_kind.labels": "json"}
+			wantMeta := map[string]string{trace.KeySchemaVersion: "1", "sseaudit.extra_kind.attrs": "json"}
 			for _, kv := range sampleMeta {
 				wantMeta[kv.Key] = kv.Value
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,88 +13,22 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/trace/tracetest"
 )
 
 func ptr[T any](v T) *T { return &v }
 
-var allExtras = []trace.ExtraColumn{
-	{Name: "model", Kind: trace.ExtraString},
-	{Name: "attempt", Kind: trace.ExtraInt64},
-	{Name: "temperature", Kind: trace.ExtraFloat64},
-	{Name: "cached", Kind: trace.ExtraBool},
-	{Name: "blob", Kind: trace.ExtraBinary},
-	{Name: "labels", Kind: trace.ExtraJSON},
-}
+// The requests, extra columns and metadata every format's tests share.
+var (
+	allExtras  = tracetest.Extras
+	sampleMeta = tracetest.Meta
+)
 
-// sampleRequests covers every field: nulls, empty vs null lists, non-UTF-8
-// data, empty chunks, extra values of each kind and null extras.
-func sampleRequests() []trace.Request {
-	return []trace.Request{
-		{
-			RequestID: "r0", T0Ns: 1_000_000_000, EndNs: ptr[int64](1_350_000_000), HTTPStatus: ptr[int32](200),
-			Chunks: []trace.Chunk{
-				{TNs: 1_200_000_000, Data: []byte("data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n")},
-				{TNs: 1_200_000_000, Data: []byte{0xff, 0xfe, 0x00, 0x80}},
-				{TNs: 1_350_000_000, Data: []byte{}},
-			},
-			TimePointsS: []float64{1.0, 1.2, 1.35},
-			InputTokens: ptr[int64](12), OutputTokens: ptr[int64](0),
-			Extra: []trace.Value{{Str: "m1"}, {Int: -7}, {Float: 0.5}, {Bool: true}, {Bytes: []byte{0, 1, 0xff}}, {Str: `{"a":[1,2]}`}},
-		},
-		{
-			RequestID: "r1", T0Ns: 2_000_000_000, Error: ptr("connection reset"),
-			Chunks: []trace.Chunk{}, TimePointsS: []float64{},
-			Extra: []trace.Value{{Null: true}, {Null: true}, {Null: true}, {Null: true}, {Null: true}, {Null: true}},
-		},
-		{
-			RequestID: "r2", T0Ns: -5, HTTPStatus: ptr[int32](503), Error: ptr(""),
-			Extra: []trace.Value{{Str: ""}, {Int: 0}, {Float: math.Copysign(0, -1)}, {Bool: false}, {Bytes: []byte{}}, {Str: "null"}},
-		},
-		{
-			RequestID: "r3 ünïcode", T0Ns: 3_000_000_000, EndNs: ptr[int64](3_000_000_000),
-			Chunks: []trace.Chunk{{TNs: 3_000_000_000, Data: []byte("x")}},
-			Extra:  []trace.Value{{Str: "m2"}, {Int: 1 << 40}, {Float: 1e300}, {Bool: true}, {Null: true}, {Str: `"s"`}},
-		},
-	}
-}
+func sampleRequests() []trace.Request { return tracetest.Requests() }
 
-// flatten drops what the flat layout cannot tell apart: an empty chunks
-// list reads back as null.
-// checkRequests fails unless got are the requests written, reqs, as a file
-// of layout reads them back (flattenExpectation), naming the first that
-// differs.
 func checkRequests(t testing.TB, got, reqs []trace.Request, layout trace.Layout) {
 	t.Helper()
-	want := reqs
-	if layout == trace.Flat {
-		want = flattenExpectation(reqs)
-	}
-	if reflect.DeepEqual(got, want) {
-		return
-	}
-	for i := range want {
-		if i >= len(got) || !reflect.DeepEqual(got[i], want[i]) {
-			t.Fatalf("request %d: got %+v\nwant %+v", i, got[min(i, len(got)-1)], want[i])
-		}
-	}
-	t.Fatalf("%d requests, want %d", len(got), len(want))
-}
-
-func flattenExpectation(reqs []trace.Request) []trace.Request {
-	out := make([]trace.Request, len(reqs))
-	for i, r := range reqs {
-		if len(r.Chunks) == 0 {
-			r.Chunks = nil
-		}
-		out[i] = r
-	}
-	return out
-}
-
-var sampleMeta = trace.Meta{
-	{Key: "sseaudit.max_concurrency", Value: "4"},
-	{Key: "sseaudit.run.note", Value: "round trip"},
-	{Key: "sseaudit.source", Value: "test"},
+	tracetest.Check(t, got, reqs, layout)
 }
 
 func writeTrace(t testing.TB, reqs []trace.Request, opts trace.WriteOptions) []byte {
@@ -131,11 +64,8 @@ func readAll(t testing.TB, name string, data []byte) (trace.Info, []trace.Reques
 		return trace.Info{}, nil, err
 	}
 	defer r.Close()
-	var reqs []trace.Request
-	for r.Scan() {
-		reqs = append(reqs, *r.Request().Clone())
-	}
-	return r.Info(), reqs, r.Err()
+	reqs, err := tracetest.ReadAll(r)
+	return r.Info(), reqs, err
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -168,7 +98,7 @@ func TestRoundTrip(t *testing.T) {
 			checkRequests(t, got, reqs, tc.layout)
 			wantMeta := append(trace.Meta(nil), sampleMeta...)
 			wantMeta.Set(trace.KeySchemaVersion, "1")
-			wantMeta.Set("sseaudit.extra_kind.labels", "json")
+			wantMeta.Set("sseaudit.extra_kind.attrs", "json")
 			wantInfo := trace.Info{Path: "rt.parquet", Format: "parquet", Layout: tc.layout, Meta: wantMeta, Extra: allExtras}
 			if !reflect.DeepEqual(info, wantInfo) {
 				t.Errorf("info:\n got %#v\nwant %#v", info, wantInfo)
@@ -425,7 +355,7 @@ func TestOpenSource(t *testing.T) {
 	for r.Scan() {
 		n++
 	}
-	if err := r.Err(); err != nil || n != 4 {
+	if err := r.Err(); err != nil || n != len(sampleRequests()) {
 		t.Errorf("read %d requests, err %v", n, err)
 	}
 	var te *trace.Error
@@ -441,7 +371,7 @@ func TestCodecsAndPageVersions(t *testing.T) {
 	reqs := sampleRequests()
 	// A body that compresses well, to have pages whose compressed and
 	// uncompressed sizes differ a lot.
-	reqs[0].Chunks = append(reqs[0].Chunks, trace.Chunk{TNs: 1_350_000_000, Data: bytes.Repeat([]byte("data: {}\n\n"), 5000)})
+	reqs[0].Chunks = append(reqs[0].Chunks, trace.Chunk{TNs: 1_350, Data: bytes.Repeat([]byte("data: {}\n\n"), 5000)})
 	for _, codec := range []struct {
 		name  string
 		codec compress.Codec
