@@ -253,153 +253,186 @@ type result struct {
 // The error is for what stopped the capture (the writer, or a server that
 // cannot be reached at all); failed requests are data in the trace.
 func Run(ctx context.Context, o Options, w Writer) (Summary, error) {
-	sum := Summary{ByOutcome: map[string]int{}}
+	c := &capturing{o: &o, w: w, sum: Summary{ByOutcome: map[string]int{}}}
 	if err := o.check(); err != nil {
-		return sum, err
+		return c.sum, err
 	}
-	endpoint, _ := Endpoint(o.URL, o.API)
-	client := o.Client
-	if client == nil {
-		client = &http.Client{Transport: &http.Transport{
-			Proxy:               nil,
-			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConns:        o.Concurrency,
-			MaxIdleConnsPerHost: o.Concurrency,
-			IdleConnTimeout:     90 * time.Second,
-			DisableCompression:  true, // the body bytes as the server sent them
-		}}
-		defer client.CloseIdleConnections()
+	c.endpoint, _ = Endpoint(o.URL, o.API)
+	c.client = o.Client
+	if c.client == nil {
+		c.client = newClient(o.Concurrency)
+		defer c.client.CloseIdleConnections()
 	}
-	base := time.Now()
-	clock := func() int64 { return int64(time.Since(base)) }
+	c.base = time.Now()
 
 	// reqCtx cancels requests in flight: at once when ctx ends (unless
 	// draining), on Abort, or on a fatal error.
-	reqCtx, cancelReqs := context.WithCancel(context.Background())
+	var cancelReqs context.CancelFunc
+	c.reqCtx, cancelReqs = context.WithCancel(context.Background())
 	defer cancelReqs()
-	var fatal atomic.Pointer[error]
-	stopSending, stop := context.WithCancel(ctx)
+	c.cancelReqs = cancelReqs
+	var stop context.CancelFunc
+	c.stopSending, stop = context.WithCancel(ctx)
 	defer stop()
-	go func() {
-		select {
-		case <-ctx.Done():
-			if !o.Drain {
-				cancelReqs()
-				return
-			}
-			select {
-			case <-o.Abort:
-				cancelReqs()
-			case <-reqCtx.Done():
-			}
-		case <-o.Abort:
-			cancelReqs()
-		case <-reqCtx.Done():
-		}
-	}()
+	c.stop = stop
+	go c.watch(ctx)
 
-	var gotResponse atomic.Bool
-	var sent, inFlight atomic.Int64
 	jobs := make(chan int)
 	results := make(chan result, o.Concurrency)
-
-	// The dispatcher hands out request numbers in order, no faster than
-	// Rate.
-	go func() {
-		defer close(jobs)
-		var last time.Time
-		var gap time.Duration
-		if o.Rate > 0 {
-			gap = time.Duration(float64(time.Second) / o.Rate)
-		}
-		for i := 0; i < o.Requests; i++ {
-			if gap > 0 && !last.IsZero() {
-				if d := time.Until(last.Add(gap)); d > 0 {
-					t := time.NewTimer(d)
-					select {
-					case <-t.C:
-					case <-stopSending.Done():
-						t.Stop()
-						return
-					}
-				}
-			}
-			select {
-			case jobs <- i:
-				last = time.Now()
-			case <-stopSending.Done():
-				return
-			}
-		}
-	}()
-
+	go c.dispatch(jobs)
 	var wg sync.WaitGroup
 	for range o.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				if stopSending.Err() != nil {
-					continue
-				}
-				sent.Add(1)
-				inFlight.Add(1)
-				res := o.do(reqCtx, client, endpoint, i, clock)
-				inFlight.Add(-1)
-				if res.req.HTTPStatus != nil {
-					gotResponse.Store(true)
-				} else if !gotResponse.Load() && isConnRefused(res.err) {
-					e := fmt.Errorf("%w to %s: %v (is the server running?)", ErrConnect, endpoint, res.err)
-					fatal.CompareAndSwap(nil, &e)
-					stop()
-				}
-				results <- res.result
-			}
-		}()
+		wg.Go(func() { c.send(jobs, results) })
 	}
 	go func() { wg.Wait(); close(results) }()
+	c.collect(results)
 
-	// Write in send order.
-	pending := map[int]result{}
-	next := 0
-	unflushed := 0
-	flusher, _ := w.(interface{ Flush() error })
-	ticker := time.NewTicker(o.FlushInterval)
-	defer ticker.Stop()
-	var werr error
-	done, failed := 0, 0
-	write := func(r result) {
-		switch {
-		case r.canceled:
-			sum.Canceled++
-			return
-		case werr != nil:
+	c.sum.Sent = int(c.sent.Load())
+	c.sum.Elapsed = time.Since(c.base)
+	c.sum.Interrupted = ctx.Err() != nil
+	if c.werr != nil {
+		return c.sum, c.werr
+	}
+	if f := c.fatal.Load(); f != nil {
+		return c.sum, *f
+	}
+	return c.sum, nil
+}
+
+// newClient is a client of concurrency connections that hands the body
+// bytes on as the server sent them.
+func newClient(concurrency int) *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        concurrency,
+		MaxIdleConnsPerHost: concurrency,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true, // the body bytes as the server sent them
+	}}
+}
+
+// capturing is one Run: its clients send, its collector writes in order.
+type capturing struct {
+	o        *Options
+	w        Writer
+	endpoint string
+	client   *http.Client
+	base     time.Time // the trace's clock starts here
+
+	reqCtx      context.Context // requests in flight
+	cancelReqs  context.CancelFunc
+	stopSending context.Context // no more requests are sent once done
+	stop        context.CancelFunc
+
+	fatal          atomic.Pointer[error]
+	gotResponse    atomic.Bool
+	sent, inFlight atomic.Int64
+
+	sum  Summary
+	werr error // the writer's, which stops the capture
+}
+
+// clock is the trace's clock: ns since the capture started.
+func (c *capturing) clock() int64 { return int64(time.Since(c.base)) }
+
+// watch cancels the requests in flight when ctx ends (unless draining: then
+// on Abort), or at once on Abort, until they are canceled anyway.
+func (c *capturing) watch(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		if !c.o.Drain {
+			c.cancelReqs()
 			return
 		}
-		if err := w.Write(r.req); err != nil {
-			werr = err
-			stop()
-			cancelReqs()
+		select {
+		case <-c.o.Abort:
+			c.cancelReqs()
+		case <-c.reqCtx.Done():
+		}
+	case <-c.o.Abort:
+		c.cancelReqs()
+	case <-c.reqCtx.Done():
+	}
+}
+
+// dispatch hands out request numbers in order, no faster than Rate.
+func (c *capturing) dispatch(jobs chan<- int) {
+	defer close(jobs)
+	var last time.Time
+	var gap time.Duration
+	if c.o.Rate > 0 {
+		gap = time.Duration(float64(time.Second) / c.o.Rate)
+	}
+	for i := 0; i < c.o.Requests; i++ {
+		if gap > 0 && !last.IsZero() {
+			if d := time.Until(last.Add(gap)); d > 0 {
+				t := time.NewTimer(d)
+				select {
+				case <-t.C:
+				case <-c.stopSending.Done():
+					t.Stop()
+					return
+				}
+			}
+		}
+		select {
+		case jobs <- i:
+			last = time.Now()
+		case <-c.stopSending.Done():
 			return
-		}
-		sum.Written++
-		unflushed++
-		sum.BodyBytes += r.req.BodyBytes()
-		sum.ByOutcome[outcome(r.req)]++
-		if r.req.Failed() {
-			sum.Failed++
-		}
-		if r.nonSSE {
-			sum.NonStreaming++
 		}
 	}
+}
+
+// send is one client of the closed loop: it sends each request it is
+// handed and passes on what came back. A server refusing the connection
+// before any response stops the capture.
+func (c *capturing) send(jobs <-chan int, results chan<- result) {
+	for i := range jobs {
+		if c.stopSending.Err() != nil {
+			continue
+		}
+		c.sent.Add(1)
+		c.inFlight.Add(1)
+		res := c.o.do(c.reqCtx, c.client, c.endpoint, i, c.clock)
+		c.inFlight.Add(-1)
+		if res.req.HTTPStatus != nil {
+			c.gotResponse.Store(true)
+		} else if !c.gotResponse.Load() && isConnRefused(res.err) {
+			e := fmt.Errorf("%w to %s: %v (is the server running?)", ErrConnect, c.endpoint, res.err)
+			c.fatal.CompareAndSwap(nil, &e)
+			c.stop()
+		}
+		results <- res.result
+	}
+}
+
+// collect writes the results in send order as they come, flushing every
+// FlushInterval, and reports progress.
+func (c *capturing) collect(results <-chan result) {
+	o := c.o
+	pending := map[int]result{}
+	next, unflushed := 0, 0
+	flusher, _ := c.w.(interface{ Flush() error })
+	ticker := time.NewTicker(o.FlushInterval)
+	defer ticker.Stop()
+	done, failed := 0, 0
 	nonSSEWarned := false
-loop:
 	for {
 		select {
 		case r, ok := <-results:
 			if !ok {
-				break loop
+				// Requests that ended after one that never did (canceled
+				// before it was sent) are written in order too.
+				for len(pending) > 0 {
+					if p, ok := pending[next]; ok {
+						c.write(p, &unflushed)
+						delete(pending, next)
+					}
+					next++
+				}
+				return
 			}
 			done++
 			if r.req.Failed() && !r.canceled {
@@ -417,41 +450,52 @@ loop:
 				}
 				delete(pending, next)
 				next++
-				write(p)
+				c.write(p, &unflushed)
 			}
 			if o.Progress != nil {
-				o.Progress(Progress{Sent: int(sent.Load()), Done: done, Failed: failed, InFlight: int(inFlight.Load()), Elapsed: time.Since(base)})
+				o.Progress(Progress{Sent: int(c.sent.Load()), Done: done, Failed: failed, InFlight: int(c.inFlight.Load()), Elapsed: time.Since(c.base)})
 			}
 		case <-ticker.C:
-			if flusher != nil && unflushed > 0 && werr == nil {
+			if flusher != nil && unflushed > 0 && c.werr == nil {
 				if err := flusher.Flush(); err != nil {
-					werr = err
-					stop()
-					cancelReqs()
+					c.fail(err)
 				}
 				unflushed = 0
 			}
 		}
 	}
-	// Requests that ended after one that never did (canceled before it
-	// was sent) are written in order too.
-	for len(pending) > 0 {
-		if p, ok := pending[next]; ok {
-			write(p)
-			delete(pending, next)
-		}
-		next++
+}
+
+// write writes one result (a canceled request is counted, not written).
+func (c *capturing) write(r result, unflushed *int) {
+	switch {
+	case r.canceled:
+		c.sum.Canceled++
+		return
+	case c.werr != nil:
+		return
 	}
-	sum.Sent = int(sent.Load())
-	sum.Elapsed = time.Since(base)
-	sum.Interrupted = ctx.Err() != nil
-	if werr != nil {
-		return sum, werr
+	if err := c.w.Write(r.req); err != nil {
+		c.fail(err)
+		return
 	}
-	if f := fatal.Load(); f != nil {
-		return sum, *f
+	c.sum.Written++
+	*unflushed++
+	c.sum.BodyBytes += r.req.BodyBytes()
+	c.sum.ByOutcome[outcome(r.req)]++
+	if r.req.Failed() {
+		c.sum.Failed++
 	}
-	return sum, nil
+	if r.nonSSE {
+		c.sum.NonStreaming++
+	}
+}
+
+// fail stops the capture on the writer's error.
+func (c *capturing) fail(err error) {
+	c.werr = err
+	c.stop()
+	c.cancelReqs()
 }
 
 type doResult struct {

@@ -200,106 +200,16 @@ func lint(in Input, rep *audit.Report, opts Options, stages []string) ([]ClaimRe
 			break
 		}
 	}
-	// Every statistic the claims need, computed in as few passes as
-	// AISBench's 8-column limit allows (a pass is a full recomputation).
-	var need []string
-	seen := map[string]bool{}
-	for _, c := range opts.Claims {
-		for _, s := range []string{c.Stat, c.FormulaQ, "Average", "Median", "Max"} {
-			if s != "" && !seen[s] {
-				seen[s] = true
-				need = append(need, s)
-			}
-		}
-	}
-	statCache := map[string]*audit.Report{}
-	for i := 0; i < len(need); i += 8 {
-		chunk := need[i:min(i+8, len(need))]
-		r, err := recompute(in.Records, in.MaxConcurrency, chunk)
-		if err != nil {
-			continue
-		}
-		for _, s := range chunk {
-			statCache[s] = r
-		}
-	}
-	statValue := func(stage aisbench.Stage, m metric.Metric, stat string) (float64, bool) {
-		r := statCache[stat]
-		if r == nil || r.Stage(stage).Err != nil {
-			return 0, false
-		}
-		mr := r.Stage(stage).Metric(m)
-		if mr == nil {
-			return 0, false
-		}
-		for _, st := range mr.Stats {
-			if st.Name != stat {
-				continue
-			}
-			v := st.Rounded
-			if mr.Unit == unit.Seconds {
-				v = pynum.PyRound(v*1000, 4)
-			}
-			return v, true
-		}
-		return 0, false
-	}
-	var tableStats []string
+	lc := claimLinter{in: in, rep: rep, cards: opts.Cards, statValue: claimStats(in, opts.Claims)}
 	if in.Reported.CSV != nil {
-		tableStats = in.Reported.CSV.Stats
+		lc.tableStats = in.Reported.CSV.Stats
 	}
 	for _, c := range opts.Claims {
 		cr := ClaimResult{Claim: c, Stage: c.Stage}
 		if cr.Stage == "" {
 			cr.Stage = defStage
 		}
-		st, err := aisbench.ParseStage(cr.Stage)
-		if err != nil || rep.Stage(st).Err != nil {
-			cr.Detail = fmt.Sprintf("the %s stage has no numbers: cannot test", cr.Stage)
-			claims = append(claims, cr)
-			continue
-		}
-		switch {
-		case c.Stat != "":
-			cr.InTable = contains(tableStats, c.Stat)
-			actual, ok := statValue(st, c.Metric, c.Stat)
-			if !ok {
-				cr.Detail = fmt.Sprintf("AISBench has no %s row in the %s stage: cannot test", c.Metric, st)
-				break
-			}
-			cr.Tested, cr.Actual = true, actual
-			if c.Formula {
-				testFormula(&cr, st, statValue, &found)
-				break
-			}
-			cr.Holds = agrees(c.Value, c.Decimals, actual)
-			cr.Detail = fmt.Sprintf("%s(%s) of the %s stage is %s %s", c.Stat, c.Metric, st, fmtNum(actual), unitOf(c.Metric))
-			if !cr.InTable {
-				found = append(found, findings.Finding{Code: FindingStatNotInTable, Severity: findings.SeverityWarning, Stage: st, Figure: c.Stat + "(" + string(c.Metric) + ")",
-					Message:  fmt.Sprintf("%s(%s) is quoted (%s) but the table has no %s column (it has %s): nothing in AISBench's files backs it; computed the AISBench way it is %s %s", c.Stat, c.Metric, c.Text, c.Stat, strings.Join(tableStats, ", "), fmtNum(actual), unitOf(c.Metric)),
-					Evidence: []findings.Evidence{{Name: "quoted", Value: c.Value, Unit: claimUnit(c)}, {Name: "recomputed", Value: actual, Unit: claimUnit(c)}}})
-			}
-			if !cr.Holds && c.Metric == metric.E2EL {
-				impliedSum(&cr, st, statValue, &found)
-			}
-		case c.PerCard:
-			perCard(&cr, st, rep, opts.Cards)
-		default:
-			actual, ok := commonValue(rep.Stage(st), c.Common)
-			if !ok {
-				cr.Detail = fmt.Sprintf("%s is not defined for the %s stage: cannot test", c.Common, st)
-				break
-			}
-			cr.Tested, cr.Actual = true, actual
-			cr.Holds = agrees(c.Value, c.Decimals, actual)
-			cr.Detail = fmt.Sprintf("%s of the %s stage is %s", c.Common, st, fmtNum(actual))
-		}
-		if cr.Tested && !cr.Holds && !c.Formula {
-			found = append(found, findings.Finding{Code: FindingClaimMismatch, Severity: findings.SeverityError, Stage: st, Figure: claimFigure(c),
-				Message:  fmt.Sprintf("quoted %q, but %s", c.Text, cr.Detail),
-				Evidence: []findings.Evidence{{Name: "quoted", Value: c.Value, Unit: claimUnit(c)}, {Name: "recomputed", Value: cr.Actual, Unit: claimUnit(c)}}})
-		}
-		claims = append(claims, cr)
+		claims = append(claims, lc.test(cr, &found))
 	}
 	for _, s := range stages {
 		st, err := aisbench.ParseStage(s)
@@ -325,6 +235,114 @@ func lint(in Input, rep *audit.Report, opts Options, stages []string) ([]ClaimRe
 		}
 	}
 	return claims, found
+}
+
+// claimStats is the value AISBench prints for every statistic the claims
+// need (in ms for times), computed in as few passes as AISBench's 8-column
+// limit allows (a pass is a full recomputation).
+func claimStats(in Input, claims []Claim) statFunc {
+	var need []string
+	seen := map[string]bool{}
+	for _, c := range claims {
+		for _, s := range []string{c.Stat, c.FormulaQ, "Average", "Median", "Max"} {
+			if s != "" && !seen[s] {
+				seen[s] = true
+				need = append(need, s)
+			}
+		}
+	}
+	statCache := map[string]*audit.Report{}
+	for i := 0; i < len(need); i += 8 {
+		chunk := need[i:min(i+8, len(need))]
+		r, err := recompute(in.Records, in.MaxConcurrency, chunk)
+		if err != nil {
+			continue
+		}
+		for _, s := range chunk {
+			statCache[s] = r
+		}
+	}
+	return func(stage aisbench.Stage, m metric.Metric, stat string) (float64, bool) {
+		r := statCache[stat]
+		if r == nil || r.Stage(stage).Err != nil {
+			return 0, false
+		}
+		mr := r.Stage(stage).Metric(m)
+		if mr == nil {
+			return 0, false
+		}
+		for _, st := range mr.Stats {
+			if st.Name != stat {
+				continue
+			}
+			v := st.Rounded
+			if mr.Unit == unit.Seconds {
+				v = pynum.PyRound(v*1000, 4)
+			}
+			return v, true
+		}
+		return 0, false
+	}
+}
+
+// claimLinter tests claims against the recomputed report.
+type claimLinter struct {
+	in         Input
+	rep        *audit.Report
+	cards      *Cards
+	statValue  statFunc
+	tableStats []string // the report's statistics columns
+}
+
+// test tests one claim, adding what it finds to found.
+func (lc *claimLinter) test(cr ClaimResult, found *[]findings.Finding) ClaimResult {
+	c := cr.Claim
+	st, err := aisbench.ParseStage(cr.Stage)
+	if err != nil || lc.rep.Stage(st).Err != nil {
+		cr.Detail = fmt.Sprintf("the %s stage has no numbers: cannot test", cr.Stage)
+		return cr
+	}
+	switch {
+	case c.Stat != "":
+		cr.InTable = contains(lc.tableStats, c.Stat)
+		actual, ok := lc.statValue(st, c.Metric, c.Stat)
+		if !ok {
+			cr.Detail = fmt.Sprintf("AISBench has no %s row in the %s stage: cannot test", c.Metric, st)
+			break
+		}
+		cr.Tested, cr.Actual = true, actual
+		if c.Formula {
+			testFormula(&cr, st, lc.statValue, found)
+			break
+		}
+		cr.Holds = agrees(c.Value, c.Decimals, actual)
+		cr.Detail = fmt.Sprintf("%s(%s) of the %s stage is %s %s", c.Stat, c.Metric, st, fmtNum(actual), unitOf(c.Metric))
+		if !cr.InTable {
+			*found = append(*found, findings.Finding{Code: FindingStatNotInTable, Severity: findings.SeverityWarning, Stage: st, Figure: c.Stat + "(" + string(c.Metric) + ")",
+				Message:  fmt.Sprintf("%s(%s) is quoted (%s) but the table has no %s column (it has %s): nothing in AISBench's files backs it; computed the AISBench way it is %s %s", c.Stat, c.Metric, c.Text, c.Stat, strings.Join(lc.tableStats, ", "), fmtNum(actual), unitOf(c.Metric)),
+				Evidence: []findings.Evidence{{Name: "quoted", Value: c.Value, Unit: claimUnit(c)}, {Name: "recomputed", Value: actual, Unit: claimUnit(c)}}})
+		}
+		if !cr.Holds && c.Metric == metric.E2EL {
+			impliedSum(&cr, st, lc.statValue, found)
+		}
+	case c.PerCard:
+		perCard(&cr, st, lc.rep, lc.cards)
+	default:
+		actual, ok := commonValue(lc.rep.Stage(st), c.Common)
+		if !ok {
+			cr.Detail = fmt.Sprintf("%s is not defined for the %s stage: cannot test", c.Common, st)
+			break
+		}
+		cr.Tested, cr.Actual = true, actual
+		cr.Holds = agrees(c.Value, c.Decimals, actual)
+		cr.Detail = fmt.Sprintf("%s of the %s stage is %s", c.Common, st, fmtNum(actual))
+	}
+	if cr.Tested && !cr.Holds && !c.Formula {
+		*found = append(*found, findings.Finding{Code: FindingClaimMismatch, Severity: findings.SeverityError, Stage: st, Figure: claimFigure(c),
+			Message:  fmt.Sprintf("quoted %q, but %s", c.Text, cr.Detail),
+			Evidence: []findings.Evidence{{Name: "quoted", Value: c.Value, Unit: claimUnit(c)}, {Name: "recomputed", Value: cr.Actual, Unit: claimUnit(c)}}})
+	}
+	return cr
 }
 
 func contains(xs []string, x string) bool {

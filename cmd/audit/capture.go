@@ -83,89 +83,100 @@ Examples (they need a live server; run them by hand):
 				fmt.Fprintf(e.stderr, "capture: salvaged %d requests from %s into %s (%d bytes of an unfinished record batch left behind)\n", n, src, out, dropped)
 				return nil
 			}
-			if cmd.String("url") == "" {
-				return usagef("capture: missing --url")
-			}
-			o := capture.Options{
-				URL: cmd.String("url"), API: cmd.String("api"),
-				Requests: int(cmd.Int("requests")), Concurrency: int(cmd.Int("concurrency")), Rate: cmd.Float64("rate"),
-				PromptWords: int(cmd.Int("prompt-words")), MaxTokens: int(cmd.Int("max-tokens")), Model: cmd.String("model"),
-				ContinuousUsage: cmd.Bool("continuous-usage"), Drain: cmd.Bool("drain"), Timeout: cmd.Duration("timeout"),
-				FlushEvery: int(cmd.Int("flush-every")),
-				Headers:    http.Header{},
-			}
-			if o.MaxTokens < 0 || o.PromptWords < 1 || o.Timeout < 0 || o.FlushEvery < 1 {
-				return usagef("capture: --max-tokens must be 0 or more; --prompt-words and --flush-every positive; --timeout not negative")
-			}
-			for _, h := range cmd.StringSlice("header") {
-				k, v, ok := strings.Cut(h, ":")
-				if !ok || strings.TrimSpace(k) == "" {
-					return usagef("capture: --header %q: want NAME:VALUE", h)
-				}
-				o.Headers.Add(strings.TrimSpace(k), strings.TrimSpace(v))
-			}
-			meta, err := capture.Meta(o)
-			if err != nil {
-				return usagef("capture: %v", err)
-			}
-			if p := cmd.String("prompts"); p != "" {
-				f, err := os.Open(p)
-				if err != nil {
-					return err
-				}
-				o.Prompts, err = capture.ReadPrompts(f, p)
-				f.Close()
-				if err != nil {
-					return err
-				}
-			}
-			file, err := capture.CreateFile(out, trace.WriteOptions{Meta: meta, Extra: capture.Extra()}, o.FlushEvery)
+			o, meta, err := captureOptions(cmd)
 			if err != nil {
 				return err
 			}
-			// First Ctrl-C (or SIGTERM): stop sending; the second: abort
-			// what is in flight.
-			sigs := make(chan os.Signal, 2)
-			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-			defer signal.Stop(sigs)
-			runCtx, stop := context.WithCancel(ctx)
-			defer stop()
-			abort := make(chan struct{})
-			o.Abort = abort
-			go func() {
-				select {
-				case <-sigs:
-				case <-runCtx.Done():
-					return
-				}
-				fmt.Fprintf(e.stderr, "\ncapture: interrupted: no more requests are sent; %s\n",
-					map[bool]string{true: "draining those in flight (Ctrl-C again cancels them)", false: "canceling those in flight"}[o.Drain])
-				stop()
-				select {
-				case <-sigs:
-					close(abort)
-				case <-time.After(24 * time.Hour):
-				}
-			}()
-			bar := newCaptureProgress(e.stderr, cmd.String("progress"), o.Requests)
-			o.Progress = bar.update
-			o.Warnf = func(format string, args ...any) {
-				bar.clear()
-				fmt.Fprintf(e.stderr, "capture: warning: "+format+"\n", args...)
-			}
-			sum, runErr := capture.Run(runCtx, o, file)
-			bar.clear()
-			closeErr := file.Close()
-			writeSummary(e.stderr, sum, out)
-			if runErr != nil {
-				return fmt.Errorf("capture: %w", runErr)
-			}
-			if closeErr != nil {
-				return closeErr
-			}
-			return nil
+			return runCapture(ctx, e, o, meta, out, cmd.String("progress"))
 		}),
 	}
+}
+
+// captureOptions are capture's flags as capture.Options, with the run's
+// metadata they give.
+func captureOptions(cmd *cli.Command) (capture.Options, trace.Meta, error) {
+	if cmd.String("url") == "" {
+		return capture.Options{}, nil, usagef("capture: missing --url")
+	}
+	o := capture.Options{
+		URL: cmd.String("url"), API: cmd.String("api"),
+		Requests: int(cmd.Int("requests")), Concurrency: int(cmd.Int("concurrency")), Rate: cmd.Float64("rate"),
+		PromptWords: int(cmd.Int("prompt-words")), MaxTokens: int(cmd.Int("max-tokens")), Model: cmd.String("model"),
+		ContinuousUsage: cmd.Bool("continuous-usage"), Drain: cmd.Bool("drain"), Timeout: cmd.Duration("timeout"),
+		FlushEvery: int(cmd.Int("flush-every")),
+		Headers:    http.Header{},
+	}
+	if o.MaxTokens < 0 || o.PromptWords < 1 || o.Timeout < 0 || o.FlushEvery < 1 {
+		return o, nil, usagef("capture: --max-tokens must be 0 or more; --prompt-words and --flush-every positive; --timeout not negative")
+	}
+	for _, h := range cmd.StringSlice("header") {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return o, nil, usagef("capture: --header %q: want NAME:VALUE", h)
+		}
+		o.Headers.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	meta, err := capture.Meta(o)
+	if err != nil {
+		return o, nil, usagef("capture: %v", err)
+	}
+	if p := cmd.String("prompts"); p != "" {
+		f, err := os.Open(p)
+		if err != nil {
+			return o, nil, err
+		}
+		o.Prompts, err = capture.ReadPrompts(f, p)
+		f.Close()
+		if err != nil {
+			return o, nil, err
+		}
+	}
+	return o, meta, nil
+}
+
+// runCapture captures into out: the first Ctrl-C (or SIGTERM) stops
+// sending, the second aborts what is in flight; the summary always.
+func runCapture(ctx context.Context, e env, o capture.Options, meta trace.Meta, out, progressMode string) error {
+	file, err := capture.CreateFile(out, trace.WriteOptions{Meta: meta, Extra: capture.Extra()}, o.FlushEvery)
+	if err != nil {
+		return err
+	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	abort := make(chan struct{})
+	o.Abort = abort
+	go func() {
+		select {
+		case <-sigs:
+		case <-runCtx.Done():
+			return
+		}
+		fmt.Fprintf(e.stderr, "\ncapture: interrupted: no more requests are sent; %s\n",
+			map[bool]string{true: "draining those in flight (Ctrl-C again cancels them)", false: "canceling those in flight"}[o.Drain])
+		stop()
+		select {
+		case <-sigs:
+			close(abort)
+		case <-time.After(24 * time.Hour):
+		}
+	}()
+	bar := newCaptureProgress(e.stderr, progressMode, o.Requests)
+	o.Progress = bar.update
+	o.Warnf = func(format string, args ...any) {
+		bar.clear()
+		fmt.Fprintf(e.stderr, "capture: warning: "+format+"\n", args...)
+	}
+	sum, runErr := capture.Run(runCtx, o, file)
+	bar.clear()
+	closeErr := file.Close()
+	writeSummary(e.stderr, sum, out)
+	if runErr != nil {
+		return fmt.Errorf("capture: %w", runErr)
+	}
+	return closeErr
 }
 
 func writeSummary(w io.Writer, s capture.Summary, out string) {
