@@ -399,71 +399,20 @@ func (run *Run) readRecords(opts Options) error {
 	noDB := 0
 	for _, file := range files {
 		err := eachLine(file, opts.MaxLineBytes, func(line int, b []byte) error {
-			if len(bytes.TrimSpace(b)) == 0 {
-				return &Error{File: file, Line: line, Msg: "empty line: want one JSON record a line"}
-			}
-			var d detailsRecord
-			if err := json.Unmarshal(b, &d); err != nil {
-				return &Error{File: file, Line: line, Msg: "not a JSON record", Err: err}
-			}
-			rec := Record{File: file, Line: line}
-			if d.DataAbbr != nil {
-				rec.DataAbbr = *d.DataAbbr
-			}
-			if run.FromTmp && rec.DataAbbr != run.Dataset {
-				return nil // AISBench keeps the dataset's records only
-			}
-			rec.ID = string(d.ID)
-			if isNull(d.ID) {
-				rec.ID = ""
-			}
-			rec.UUID, _ = jsonString(d.UUID)
-			bad := func(format string, args ...any) error {
-				return &Error{File: file, Line: line, Record: rec.DataAbbr + "/" + rec.ID, Msg: fmt.Sprintf(format, args...)}
-			}
-			dbName, ok := jsonString(d.DBName)
-			if !ok {
-				return bad("db_name %s: want a string", d.DBName)
-			}
-			if dbName == "" {
+			rec, keep, err := run.parseRecord(file, line, b)
+			switch {
+			case err != nil:
+				return err
+			case !keep:
+				return nil
+			case rec.DBName == "":
 				noDB++ // AISBench skips records without db_name
 				return nil
 			}
-			if strings.ContainsAny(dbName, `/\`) || dbName == "." || dbName == ".." {
-				return bad("db_name %q: want a file name in db_data/", dbName)
-			}
-			rec.DBName = dbName
-			if d.Success == nil {
-				return bad("no \"success\": want true or false")
-			}
-			rec.Success = *d.Success
-			if s, ok := jsonString(d.ErrorInfo); ok {
-				rec.ErrorInfo = s
-			} else {
-				rec.ErrorInfo = string(d.ErrorInfo)
-			}
-			var err error
-			if rec.InputTokens, err = tokenCount(d.InputTokens); err != nil {
-				return bad("input_tokens %v", err)
-			}
-			if rec.OutputTokens, err = tokenCount(d.OutputTokens); err != nil {
-				return bad("output_tokens %v", err)
-			}
-			if !isNull(d.TimePoints) {
-				var ref map[string]json.RawMessage
-				if err := json.Unmarshal(d.TimePoints, &ref); err != nil || len(ref) != 1 || ref["__db_ref__"] == nil {
-					return bad("time_points %.80s: want {\"__db_ref__\": ROW} or null", d.TimePoints)
-				}
-				v, err := strconv.ParseInt(string(ref["__db_ref__"]), 10, 64)
-				if err != nil {
-					return bad("time_points.__db_ref__ %s: want an integer row id", ref["__db_ref__"])
-				}
-				rec.DBRef, rec.HasRef = v, true
-			}
-			g, ok := groups[dbName]
+			g, ok := groups[rec.DBName]
 			if !ok {
 				g = len(byGroup)
-				groups[dbName] = g
+				groups[rec.DBName] = g
 				byGroup = append(byGroup, nil)
 			}
 			byGroup[g] = append(byGroup[g], rec)
@@ -504,6 +453,73 @@ func (run *Run) readRecords(opts Options) error {
 		}
 	}
 	return nil
+}
+
+// parseRecord reads one line of a details or tmp file: the record, and
+// whether AISBench keeps it (a cut-short run's tmp files hold other
+// datasets' records too).
+func (run *Run) parseRecord(file string, line int, b []byte) (Record, bool, error) {
+	rec := Record{File: file, Line: line}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return rec, false, &Error{File: file, Line: line, Msg: "empty line: want one JSON record a line"}
+	}
+	var d detailsRecord
+	if err := json.Unmarshal(b, &d); err != nil {
+		return rec, false, &Error{File: file, Line: line, Msg: "not a JSON record", Err: err}
+	}
+	if d.DataAbbr != nil {
+		rec.DataAbbr = *d.DataAbbr
+	}
+	if run.FromTmp && rec.DataAbbr != run.Dataset {
+		return rec, false, nil // AISBench keeps the dataset's records only
+	}
+	rec.ID = string(d.ID)
+	if isNull(d.ID) {
+		rec.ID = ""
+	}
+	rec.UUID, _ = jsonString(d.UUID)
+	bad := func(format string, args ...any) (Record, bool, error) {
+		return rec, false, &Error{File: file, Line: line, Record: rec.DataAbbr + "/" + rec.ID, Msg: fmt.Sprintf(format, args...)}
+	}
+	dbName, ok := jsonString(d.DBName)
+	if !ok {
+		return bad("db_name %s: want a string", d.DBName)
+	}
+	if dbName == "" {
+		return rec, true, nil
+	}
+	if strings.ContainsAny(dbName, `/\`) || dbName == "." || dbName == ".." {
+		return bad("db_name %q: want a file name in db_data/", dbName)
+	}
+	rec.DBName = dbName
+	if d.Success == nil {
+		return bad("no \"success\": want true or false")
+	}
+	rec.Success = *d.Success
+	if s, ok := jsonString(d.ErrorInfo); ok {
+		rec.ErrorInfo = s
+	} else {
+		rec.ErrorInfo = string(d.ErrorInfo)
+	}
+	var err error
+	if rec.InputTokens, err = tokenCount(d.InputTokens); err != nil {
+		return bad("input_tokens %v", err)
+	}
+	if rec.OutputTokens, err = tokenCount(d.OutputTokens); err != nil {
+		return bad("output_tokens %v", err)
+	}
+	if !isNull(d.TimePoints) {
+		var ref map[string]json.RawMessage
+		if err := json.Unmarshal(d.TimePoints, &ref); err != nil || len(ref) != 1 || ref["__db_ref__"] == nil {
+			return bad("time_points %.80s: want {\"__db_ref__\": ROW} or null", d.TimePoints)
+		}
+		v, err := strconv.ParseInt(string(ref["__db_ref__"]), 10, 64)
+		if err != nil {
+			return bad("time_points.__db_ref__ %s: want an integer row id", ref["__db_ref__"])
+		}
+		rec.DBRef, rec.HasRef = v, true
+	}
+	return rec, true, nil
 }
 
 // dbPath is where AISBench looks for a database: db_data/, then tmp/tmp_.
