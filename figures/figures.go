@@ -355,7 +355,7 @@ func timelines(in *findings.Input, found []findings.Finding, origin float64) *Ti
 		fa := &in.SSE.Facts[idx]
 		t := RequestTimeline{Index: idx, ID: in.Run.ID(idx), Why: why[idx], Stable: stable[idx],
 			T0: tp[0] - origin, Tm: tp[len(tp)-1] - origin, HasEvents: fa.Events,
-			E2ESeconds: tp[len(tp)-1] - tp[0], TTFTSeconds: tp[1] - tp[0],
+			E2ESeconds: in.AIS.Requests[idx].Latency, TTFTSeconds: in.AIS.Requests[idx].TTFT,
 			TPOTSeconds: math.NaN(), OutputTokens: -1,
 			ITLMeanSeconds: math.NaN(), ContentIntervalMeanSeconds: math.NaN(),
 			FirstContentSeconds: math.NaN(), LastTextSeconds: math.NaN(),

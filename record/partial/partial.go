@@ -5,6 +5,7 @@
 package partial
 
 import (
+	"github.com/sseaudit/sseaudit/calc/aisbench"
 	"github.com/sseaudit/sseaudit/record"
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace/tables"
@@ -37,14 +38,11 @@ func requestTableRow(t0Ns int64, res *replay.Result, rec record.Request) tables.
 	// What AISBench's _calc_perf_data computes for a request it counts as
 	// successful (two time points at least).
 	if tp := rec.TimePoints; rec.Success && len(tp) >= 2 {
-		e2el, ttft := tp[len(tp)-1]-tp[0], tp[1]-tp[0]
+		e2el, ttft := aisbench.E2EL(tp[0], tp[len(tp)-1]), aisbench.TTFT(tp[0], tp[1])
 		row.E2ELS, row.TTFTS = &e2el, &ttft
 		row.ITLIntervals = int64(len(tp) - 2)
 		if out := rec.OutputTokens; out != nil && *out > 0 {
-			tpot := 0.0
-			if *out > 1 {
-				tpot = (e2el - ttft) / float64(*out-1)
-			}
+			tpot := aisbench.TPOT(e2el, ttft, *out)
 			row.TPOTS = &tpot
 		}
 	}
