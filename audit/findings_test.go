@@ -22,7 +22,8 @@ import (
 	"github.com/sseaudit/sseaudit/trace"
 )
 
-// reportOf replays a JSONL trace with both framers, as `audit report` does,
+// reportOf replays a JSONL trace with both framers, as `audit report` does
+// (record.Each),
 // and finalizes it with the thresholds the finding traces are built for.
 func reportOf(t *testing.T, path string, cfg audit.Config) (*audit.Report, []*replay.Result) {
 	t.Helper()
@@ -41,22 +42,13 @@ func reportOf(t *testing.T, path string, cfg audit.Config) (*audit.Report, []*re
 	}
 	cfg.KeepITLSamples = true
 	b := audit.NewBuilder(cfg)
-	var ais, sse replay.Replayer
 	var results []*replay.Result
-	for r.Scan() {
-		req := r.Request()
-		a, err := ais.Replay(req, replay.Options{Framer: replay.AISBench})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := sse.Replay(req, replay.Options{Framer: replay.SSE})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Add(record.FromReplays(req, a, s))
-		results = append(results, a)
-	}
-	if err := r.Err(); err != nil {
+	err = record.Each(r, record.Options{Framer: replay.AISBench, Spec: true, KeepReplay: true}, func(rr *record.Replayed) error {
+		b.Add(rr.Record)
+		results = append(results, rr.Replay)
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	rep, err := b.Finalize()

@@ -209,13 +209,8 @@ type jsonResult struct {
 
 // finite keeps non-finite numbers out of JSON, as Python spells them.
 func finite(x float64) any {
-	switch {
-	case math.IsNaN(x):
-		return "NaN"
-	case math.IsInf(x, 1):
-		return "Infinity"
-	case math.IsInf(x, -1):
-		return "-Infinity"
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return pynum.PyJSONFloat(x)
 	}
 	return x
 }

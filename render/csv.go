@@ -8,6 +8,7 @@ import (
 	"github.com/sseaudit/sseaudit/audit"
 	"github.com/sseaudit/sseaudit/calc/aisbench"
 	"github.com/sseaudit/sseaudit/metric"
+	"github.com/sseaudit/sseaudit/pynum"
 	"github.com/sseaudit/sseaudit/table"
 	"github.com/sseaudit/sseaudit/unit"
 )
@@ -15,13 +16,8 @@ import (
 // csvNumber is a full-precision number for CSV; NaN and infinities are
 // spelled as Python's float() reads them.
 func csvNumber(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "nan"
-	case math.IsInf(x, 1):
-		return "inf"
-	case math.IsInf(x, -1):
-		return "-inf"
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return pynum.PyFloatRepr(x) // nan, inf, -inf
 	}
 	return strconv.FormatFloat(x, 'g', -1, 64)
 }

@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 
 	"github.com/sseaudit/sseaudit/audit"
@@ -185,12 +184,11 @@ func (r *printer) stageJSON(st *aisbench.StageResult) object {
 func errorJSON(err error) object {
 	var o object
 	o.Set("message", err.Error())
-	var ais *aisbench.AISBenchError
-	if errors.As(err, &ais) {
-		o.Set("kind", "aisbench")
-		o.Set("code", ais.RealCode)
+	kind, code := aisbench.ErrorKind(err)
+	o.Set("kind", kind)
+	if code != nil {
+		o.Set("code", *code)
 	} else {
-		o.Set("kind", "inexact")
 		o.Set("code", nil)
 	}
 	return o

@@ -36,62 +36,65 @@ func stagePrefixes() []string {
 // metricTable is AISBench's table: Metric, Unit, then per stage the
 // statistics and N; a metric neither stage has is left out.
 func (r *printer) metricTable() *table.Table {
-	cols := len(r.Stats) + 1 // statistics and N
-	header := []string{"Metric", "Unit"}
-	for range aisbench.Stages {
-		header = append(header, r.Stats...)
-		header = append(header, "N")
-	}
-	rows := [][]string{header}
-	for _, m := range metric.AISBench {
-		row := []string{string(m), unit.Label(m.Unit())}
-		present := false
-		for _, stage := range aisbench.Stages {
-			mr := r.Stage(stage).Metric(m)
-			if mr == nil {
-				for range cols {
-					row = append(row, "-")
-				}
-				continue
-			}
-			present = true
+	return stageMetricTable([]string{"Metric", "Unit"}, r.Stats, []string{"N"}, metric.AISBench,
+		func(stage aisbench.Stage, m metric.Metric) *metric.Result { return r.Stage(stage).Metric(m) },
+		func(mr *metric.Result) []string {
+			var row []string
 			for _, s := range mr.Stats {
 				row = append(row, unit.AISBenchNumber(mr.Unit, s.Rounded))
 			}
-			row = append(row, strconv.Itoa(mr.N))
-		}
-		if present {
-			rows = append(rows, row)
-		}
-	}
-	titles := make([]string, len(aisbench.Stages))
-	for i, stage := range aisbench.Stages {
-		titles[i] = StageTitle(stage)
-		if r.Stage(stage).Err != nil {
-			titles[i] += ": no result (see notes)"
-		}
-	}
-	return &table.Table{Lead: 2, Group: cols, Titles: titles, Prefixes: stagePrefixes(), Rows: rows}
+			return append(row, strconv.Itoa(mr.N))
+		},
+		func(stage aisbench.Stage) string {
+			if r.Stage(stage).Err != nil {
+				return ": no result (see notes)"
+			}
+			return ""
+		})
 }
 
 // sseMetricTable is sseaudit's metrics: per stage every statistic of
 // AllStats (marked * where AISBench's table lacks it), N and samples; a
 // metric neither stage has is left out.
 func (r *printer) sseMetricTable() *table.Table {
-	cols := len(r.AllStats) + 2
-	header := []string{"sseaudit metric", "Unit"}
+	stats := make([]string, len(r.AllStats))
+	for i, s := range r.AllStats {
+		stats[i] = StatHeader(r.Report, s)
+	}
+	return stageMetricTable([]string{"sseaudit metric", "Unit"}, stats, []string{"N", "samples"}, metric.SSE,
+		func(stage aisbench.Stage, m metric.Metric) *metric.Result { return r.sse(stage).Metric(m) },
+		func(mr *metric.Result) []string {
+			var row []string
+			for _, s := range mr.Stats {
+				row = append(row, unit.Value(mr.Unit, s.Raw))
+			}
+			return append(row, strconv.Itoa(mr.N), strconv.Itoa(mr.Samples))
+		},
+		func(stage aisbench.Stage) string {
+			if r.sse(stage).ITL == nil {
+				return ": no requests"
+			}
+			return ""
+		})
+}
+
+// stageMetricTable is a table of metrics (rows) and, per stage, a group of
+// columns: the statistics, then counts; cells gives a metric's cells in a
+// stage, "-" where the stage lacks it; a metric no stage has is left out.
+// Each group is titled with its stage (and suffix's words).
+func stageMetricTable(lead, stats, counts []string, metrics []metric.Metric, result func(aisbench.Stage, metric.Metric) *metric.Result,
+	cells func(*metric.Result) []string, suffix func(aisbench.Stage) string) *table.Table {
+	cols := len(stats) + len(counts)
+	header := lead
 	for range aisbench.Stages {
-		for _, s := range r.AllStats {
-			header = append(header, StatHeader(r.Report, s))
-		}
-		header = append(header, "N", "samples")
+		header = append(append(header, stats...), counts...)
 	}
 	rows := [][]string{header}
-	for _, m := range metric.SSE {
+	for _, m := range metrics {
 		row := []string{string(m), unit.Label(m.Unit())}
 		present := false
 		for _, stage := range aisbench.Stages {
-			mr := r.sse(stage).Metric(m)
+			mr := result(stage, m)
 			if mr == nil {
 				for range cols {
 					row = append(row, "-")
@@ -99,10 +102,7 @@ func (r *printer) sseMetricTable() *table.Table {
 				continue
 			}
 			present = true
-			for _, s := range mr.Stats {
-				row = append(row, unit.Value(mr.Unit, s.Raw))
-			}
-			row = append(row, strconv.Itoa(mr.N), strconv.Itoa(mr.Samples))
+			row = append(row, cells(mr)...)
 		}
 		if present {
 			rows = append(rows, row)
@@ -110,12 +110,9 @@ func (r *printer) sseMetricTable() *table.Table {
 	}
 	titles := make([]string, len(aisbench.Stages))
 	for i, stage := range aisbench.Stages {
-		titles[i] = StageTitle(stage)
-		if r.sse(stage).ITL == nil {
-			titles[i] += ": no requests"
-		}
+		titles[i] = StageTitle(stage) + suffix(stage)
 	}
-	return &table.Table{Lead: 2, Group: cols, Titles: titles, Prefixes: stagePrefixes(), Rows: rows}
+	return &table.Table{Lead: len(lead), Group: cols, Titles: titles, Prefixes: stagePrefixes(), Rows: rows}
 }
 
 // StatHeader is a statistic's column name, marked * when AISBench's table

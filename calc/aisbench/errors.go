@@ -116,3 +116,15 @@ func (m *multiError) Error() string {
 }
 
 func (m *multiError) Unwrap() []error { return m.errs }
+
+// ErrorKind says what stopped a stage: "aisbench" and AISBench's error code
+// when AISBench itself stops there, else "inexact" (AISBench's numbers
+// cannot be reproduced exactly: unknown token counts or C, a NaN time point)
+// and no code.
+func ErrorKind(err error) (kind string, code *string) {
+	var ais *AISBenchError
+	if errors.As(err, &ais) {
+		return "aisbench", &ais.RealCode
+	}
+	return "inexact", nil
+}

@@ -49,22 +49,12 @@ func build(t *testing.T, path string) (*audit.Report, *whatif.Result) {
 		t.Fatal(err)
 	}
 	b := audit.NewBuilder(audit.Config{MaxConcurrency: c})
-	var ais, sse replay.Replayer
-	for r.Scan() {
-		req := r.Request()
-		a, err := ais.Replay(req, replay.Options{Framer: replay.AISBench})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := sse.Replay(req, replay.Options{Framer: replay.SSE})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := record.FromReplays(req, a, s)
-		b.Add(rec)
-		wb.Add(rec)
-	}
-	if err := r.Err(); err != nil {
+	err = record.Each(r, record.Options{Framer: replay.AISBench, Spec: true}, func(rr *record.Replayed) error {
+		b.Add(rr.Record)
+		wb.Add(rr.Record)
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	rep, err := b.Finalize()
