@@ -6,11 +6,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sseaudit/sseaudit/audit"
 	"github.com/sseaudit/sseaudit/figures"
 	"github.com/sseaudit/sseaudit/metric"
 	"github.com/sseaudit/sseaudit/render"
 	"github.com/sseaudit/sseaudit/unit"
 )
+
+// The charts' views (charts.html.tmpl): every coordinate is computed here,
+// from the figures the report holds, and printed by the template.
 
 // Chart geometry, in SVG user units (the SVG scales to the page width).
 const (
@@ -88,16 +92,118 @@ func classColor(c string) string {
 	return "#555555"
 }
 
-func (p *page) inFlightSection() {
-	p.w("<section id=\"%s\">\n<h2>In-flight requests and the native window</h2>\n", AnchorInFlight)
-	f := p.rep.Figures
+// frame is a chart's SVG box, H high and chartW wide: the plot spans x from
+// padLeft to chartW-padRight and y from Top to H-Bottom (the time axis).
+type frame struct{ H, Top, Bottom int }
+
+func (frame) W() int            { return chartW }
+func (frame) Left() int         { return padLeft }
+func (frame) Right() int        { return chartW - padRight }
+func (frame) MidX() int         { return (padLeft + chartW - padRight) / 2 }
+func (frame) YTickX() int       { return padLeft - 6 }
+func (f frame) Base() int       { return f.H - f.Bottom }
+func (f frame) MidY() int       { return (f.H - f.Bottom + f.Top) / 2 }
+func (f frame) TickEnd() int    { return f.Base() + 5 }
+func (f frame) TickLabelY() int { return f.Base() + 18 }
+func (f frame) AxisLabelY() int { return f.H - 6 }
+
+// xTick is a tick of a horizontal axis; yTick a grid line with its count.
+type (
+	xTick struct{ X, Label string }
+	yTick struct {
+		Y, LabelY string
+		Label     int
+	}
+)
+
+// yTicks are the grid lines at whole counts from 0 to ymax, about n of them.
+func yTicks(ymax, n int, y func(float64) float64) []yTick {
+	var out []yTick
+	for _, v := range niceTicks(0, float64(ymax), n) {
+		if v == math.Trunc(v) {
+			out = append(out, yTick{num(y(v)), num(y(v) + 4), int(v)})
+		}
+	}
+	return out
+}
+
+// timeAxis is the time axis of a chart spanning [0, run] seconds.
+type timeAxis struct {
+	frame
+	Ticks []xTick
+	Label string
+}
+
+func newTimeAxis(f frame, run float64, x func(float64) float64, label string) timeAxis {
+	a := timeAxis{frame: f, Label: label}
+	ticks := niceTicks(0, run, 10)
+	for _, t := range ticks {
+		a.Ticks = append(a.Ticks, xTick{num(x(t)), tickLabel(t, ticks)})
+	}
+	return a
+}
+
+// windowRect shades the native window: From and To in seconds.
+type windowRect struct {
+	X, Width, From, To string
+	Y, Height          int
+}
+
+// inFlightView is the in-flight curve with the native window.
+type inFlightView struct {
+	frame
+	Sentence      windowSentence
+	Window        *windowRect
+	Axis          timeAxis
+	YTicks        []yTick
+	WindowLabelX  string // "" without a window
+	WindowLabelY  int
+	Spikes, Curve string // path data; Spikes "" for none
+	CLine         *cLine
+	Marks         []markView
+	Bucketed      bool
+	Events, Steps int
+	Selectors     *selectorsView
+}
+
+// windowSentence says why the native window starts and ends where it does.
+type windowSentence struct {
+	C, Reaches, Peak  int
+	First, Start, End *markView // nil without a window start
+	HasWindow         bool
+	Selected, Of      int
+	AtC               string // percent of the run with C in flight
+}
+
+// cLine is the configured C.
+type cLine struct {
+	Y, LabelY     string
+	LabelX, Count int
+}
+
+// markView is an event the curve marks: the warm-up reach of C, the window
+// start and end.
+type markView struct {
+	Class, X, Y, Label, Kind, ID, Seconds string
+	InFlight                              int
+	TextX, Anchor                         string
+	TextY                                 int
+}
+
+type selectorsView struct {
+	Table *plainTable
+	Notes []selectorNote
+}
+
+type selectorNote struct{ Name, Commit, Description string }
+
+func newInFlightView(rep *audit.Report) *inFlightView {
+	f := rep.Figures
 	if f == nil || f.InFlight == nil {
-		p.s("<p class=\"explain\">No successful request: nothing to draw.</p>\n</section>\n")
-		return
+		return nil
 	}
 	c := f.InFlight
-	p.s(p.windowSentence(c))
-	const h, top, bottom = 300, 24, 40
+	v := &inFlightView{frame: frame{H: 300, Top: 24, Bottom: 40}, Bucketed: c.Bucketed, Events: c.Events, Steps: len(c.Points)}
 	ymax := int(float64(max(c.PeakInFlight, c.MaxConcurrency))*1.25) + 1
 	x := func(t float64) float64 {
 		if f.RunSeconds <= 0 {
@@ -105,110 +211,51 @@ func (p *page) inFlightSection() {
 		}
 		return padLeft + t/f.RunSeconds*(chartW-padLeft-padRight)
 	}
-	y := func(n float64) float64 { return top + (1-n/float64(ymax))*(h-top-bottom) }
-	p.w("<figure><svg class=\"chart\" id=\"svg-inflight\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"in-flight requests over time\">\n", chartW, h)
-	// Window shading.
+	y := func(n float64) float64 { return float64(v.Top) + (1-n/float64(ymax))*float64(v.Base()-v.Top) }
 	if c.HasWindow {
-		p.w("<rect class=\"window\" x=\"%s\" y=\"%d\" width=\"%s\" height=\"%d\"><title>native (stable) window: %s s to %s s</title></rect>\n",
-			num(x(c.WindowFrom)), top, num(math.Max(x(c.WindowTo)-x(c.WindowFrom), 1)), h-top-bottom, fixed(c.WindowFrom, 6), fixed(c.WindowTo, 6))
+		v.Window = &windowRect{num(x(c.WindowFrom)), num(math.Max(x(c.WindowTo)-x(c.WindowFrom), 1)), fixed(c.WindowFrom, 6), fixed(c.WindowTo, 6), v.Top, v.Base() - v.Top}
+		v.WindowLabelX, v.WindowLabelY = num(x(c.WindowFrom)+6), v.Top+14
 	}
-	p.axes(h, top, bottom, f.RunSeconds, x, "seconds after the first request's start")
-	for _, v := range niceTicks(0, float64(ymax), 6) {
-		if v != math.Trunc(v) {
-			continue
-		}
-		p.w("<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%s\" y2=\"%s\"/><text class=\"tick\" x=\"%d\" y=\"%s\" text-anchor=\"end\">%d</text>\n",
-			padLeft, chartW-padRight, num(y(v)), num(y(v)), padLeft-6, num(y(v)+4), int(v))
-	}
-	if c.HasWindow {
-		p.w("<text class=\"wlabel\" x=\"%s\" y=\"%d\">native (stable) window</text>\n", num(x(c.WindowFrom)+6), top+14)
-	}
-	p.w("<text class=\"axis\" transform=\"translate(16 %d) rotate(-90)\" text-anchor=\"middle\">in flight</text>\n", (h-bottom+top)/2)
-	// Transient counts at one instant (or inside a bucket).
-	var spikes strings.Builder
+	v.Axis = newTimeAxis(v.frame, f.RunSeconds, x, "seconds after the first request's start")
+	v.YTicks = yTicks(ymax, 6, y)
+	// Transient counts at one instant (or inside a bucket), then the step curve.
+	var spikes, d strings.Builder
+	fmt.Fprintf(&d, "M%s %s", num(x(0)), num(y(0)))
 	for _, pt := range c.Points {
 		if pt.Min != pt.Max {
 			fmt.Fprintf(&spikes, "M%s %sV%s", num(x(pt.Seconds)), num(y(float64(pt.Min))), num(y(float64(pt.Max))))
 		}
-	}
-	if spikes.Len() > 0 {
-		p.w("<path class=\"spike\" d=\"%s\"/>\n", spikes.String())
-	}
-	// The step curve.
-	var d strings.Builder
-	prev := 0
-	fmt.Fprintf(&d, "M%s %s", num(x(0)), num(y(0)))
-	for _, pt := range c.Points {
 		fmt.Fprintf(&d, "H%sV%s", num(x(pt.Seconds)), num(y(float64(pt.InFlight))))
-		prev = pt.InFlight
 	}
-	_ = prev
-	p.w("<path class=\"curve\" d=\"%s\"/>\n", d.String())
+	v.Spikes, v.Curve = spikes.String(), d.String()
 	if c.MaxConcurrency > 0 {
 		yc := y(float64(c.MaxConcurrency))
-		p.w("<line class=\"cline\" x1=\"%d\" x2=\"%d\" y1=\"%s\" y2=\"%s\"/><text class=\"clabel\" x=\"%d\" y=\"%s\" text-anchor=\"end\">C = %d</text>\n",
-			padLeft, chartW-padRight, num(yc), num(yc), chartW-padRight-4, num(yc-5), c.MaxConcurrency)
+		v.CLine = &cLine{num(yc), num(yc - 5), chartW - padRight - 4, c.MaxConcurrency}
 	}
+	marks := make([]*markView, 3)
 	for i, m := range []*figures.FigureMark{c.FirstReach, c.WindowStart, c.WindowEnd} {
 		if m == nil {
 			continue
 		}
-		cls := []string{"mark-warm", "mark-start", "mark-end"}[i]
-		kind := "end"
-		if m.Start {
-			kind = "start"
-		}
-		mx, my := x(m.Seconds), y(float64(m.InFlight))
-		anchor := "start"
-		dx := 6.0
+		mx := x(m.Seconds)
+		mv := &markView{Class: []string{"mark-warm", "mark-start", "mark-end"}[i], X: num(mx), Y: num(y(float64(m.InFlight))),
+			Label: m.Label, Kind: startOrEnd(m.Start), ID: m.ID, Seconds: fixed(m.Seconds, 6), InFlight: m.InFlight,
+			TextX: num(mx + 6), Anchor: "start", TextY: v.Base() - 8 - 14*i}
 		if i == 2 || mx > chartW*0.8 {
-			anchor, dx = "end", -6
+			mv.TextX, mv.Anchor = num(mx-6), "end"
 		}
-		p.w("<g class=\"%s\"><line x1=\"%s\" x2=\"%s\" y1=\"%d\" y2=\"%d\"/><circle cx=\"%s\" cy=\"%s\" r=\"5\"><title>%s: %s of %s at %s s, %d in flight</title></circle>",
-			cls, num(mx), num(mx), top, h-bottom, num(mx), num(my), esc(m.Label), kind, esc(m.ID), fixed(m.Seconds, 6), m.InFlight)
-		p.w("<text x=\"%s\" y=\"%d\" text-anchor=\"%s\">%s (%s of %s)</text></g>\n", num(mx+dx), h-bottom-8-14*i, anchor, esc(m.Label), kind, esc(m.ID))
+		marks[i] = mv
+		v.Marks = append(v.Marks, *mv)
 	}
-	p.s("</svg>\n<figcaption>In-flight successful requests (AISBench's walk of starts and ends). ")
-	if c.Bucketed {
-		p.w("The run's %d starts and ends are drawn in %d time buckets: the line is the count at each bucket's end, the grey bars the range inside it. ", c.Events, len(c.Points))
-	} else {
-		p.s("Grey bars: counts passed through at one instant (several events at the same time). ")
-	}
-	p.s("Dashed line: the configured C. Shaded: AISBench's native (stable) window.</figcaption></figure>\n")
-	if t := render.SelectorTable(p.rep); t != nil && p.rep.Stable.Window != nil {
-		p.s("<details><summary>The windows AISBench's earlier selectors would have picked</summary>\n")
-		p.plainTable(t, "selectors")
-		p.s("<ul class=\"notes\">\n")
-		for _, s := range p.rep.Window.Selectors {
-			p.w("<li><code>%s</code> (AISBench commit %s): %s</li>\n", esc(s.Name), esc(s.Commit[:12]), esc(s.Description))
+	v.Sentence = windowSentence{C: c.MaxConcurrency, Reaches: c.ReachesAtStart, Peak: c.PeakInFlight, First: marks[0], Start: marks[1], End: marks[2],
+		HasWindow: c.HasWindow, Selected: c.SelectedInWindow, Of: c.OfIn, AtC: fixed(c.AtCShare*100, 1)}
+	if t := render.SelectorTable(rep); t != nil && rep.Stable.Window != nil {
+		v.Selectors = &selectorsView{Table: newPlainTable(t, "selectors")}
+		for _, s := range rep.Window.Selectors {
+			v.Selectors.Notes = append(v.Selectors.Notes, selectorNote{s.Name, s.Commit[:12], s.Description})
 		}
-		p.s("</ul>\n</details>\n")
 	}
-	p.s("</section>\n")
-}
-
-// windowSentence answers "why does the native window start and end where it
-// does" from the window's defining events.
-func (p *page) windowSentence(c *figures.InFlightCurve) string {
-	var b strings.Builder
-	b.WriteString("<p class=\"explain\">")
-	switch {
-	case c.MaxConcurrency == 0:
-		b.WriteString("The max concurrency C is unknown: AISBench's native stage needs it, so there is no window.")
-	case c.WindowStart == nil:
-		fmt.Fprintf(&b, "AISBench's native window starts at the <b>second</b> request start that brings the in-flight count to C = %d (the first is warm-up). Here %d start(s) reached C and the peak was %d in flight: there is no native window.",
-			c.MaxConcurrency, c.ReachesAtStart, c.PeakInFlight)
-	default:
-		fmt.Fprintf(&b, "AISBench's native window starts at the <b>second</b> request start that brings the in-flight count to C = %d (the first, %s at %s s, is warm-up): the start of %s at <b>%s s</b>. It ends at the <b>last event of any kind</b> after which C requests are in flight: the %s of %s at <b>%s s</b>. ",
-			c.MaxConcurrency, esc(c.FirstReach.ID), fixed(c.FirstReach.Seconds, 6), esc(c.WindowStart.ID), fixed(c.WindowStart.Seconds, 6),
-			startOrEnd(c.WindowEnd.Start), esc(c.WindowEnd.ID), fixed(c.WindowEnd.Seconds, 6))
-		if c.HasWindow {
-			fmt.Fprintf(&b, "The native stage holds the %d of %d successful requests that <b>start</b> inside it, with their whole output. ", c.SelectedInWindow, c.OfIn)
-		}
-		fmt.Fprintf(&b, "%d start(s) reached C; %s%% of the run had C in flight.", c.ReachesAtStart, fixed(c.AtCShare*100, 1))
-	}
-	b.WriteString("</p>\n")
-	return b.String()
+	return v
 }
 
 func startOrEnd(start bool) string {
@@ -218,53 +265,71 @@ func startOrEnd(start bool) string {
 	return "end"
 }
 
-// axes draws the time axis of a chart spanning [0, run] seconds.
-func (p *page) axes(h, top, bottom int, run float64, x func(float64) float64, label string) {
-	p.w("<line class=\"axisline\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>\n", padLeft, chartW-padRight, h-bottom, h-bottom)
-	ticks := niceTicks(0, run, 10)
-	for _, t := range ticks {
-		p.w("<line class=\"tickline\" x1=\"%s\" x2=\"%s\" y1=\"%d\" y2=\"%d\"/><text class=\"tick\" x=\"%s\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-			num(x(t)), num(x(t)), h-bottom, h-bottom+5, num(x(t)), h-bottom+18, tickLabel(t, ticks))
-	}
-	p.w("<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", (padLeft+chartW-padRight)/2, h-6, esc(label))
+// timelinesView is the requests' strips.
+type timelinesView struct {
+	frame
+	TmSetBy, TTFTSetBy []classCount // empty for traces of time points only
+	Drawn, Of          int
+	Rule               string
+	Legend             []legendEntry
+	WindowLegend       bool
+	Window             *windowRect
+	Rows               []timelineRow
+	Axis               timeAxis
 }
 
-func (p *page) timelineSection() {
-	p.w("<section id=\"%s\">\n<h2>Per-request timelines: what sets TTFT, tm and the intervals</h2>\n", AnchorTimelines)
-	f := p.rep.Figures
+// classCount is "a <b>Class</b> event in Requests of Of requests".
+type classCount struct {
+	Class        string
+	Requests, Of int
+}
+
+type legendEntry struct{ Color, Label string }
+
+// timelineRow is one request's strip, at height Y; its events one path a
+// class.
+type timelineRow struct {
+	Index                       int
+	ID, Why, Label              string
+	Stable                      bool
+	LabelX, InfoX               int
+	LabelY, Y, X0, Xm           string // the strip from t0 to tm
+	T0Path, TmPath, TmColor     string
+	Events                      []classPath
+	Info, InfoY, Info2Y         string
+	TmWhat, WhyClip             string
+	EventCount, Intervals, Zero int
+}
+
+type classPath struct{ Color, D string }
+
+// Timeline geometry: a strip's height, the request ids' and the figures'
+// column widths.
+const rowH, labelW, infoW = 30, 150, 360
+
+func newTimelinesView(rep *audit.Report) *timelinesView {
+	f := rep.Figures
 	if f == nil || f.Timelines == nil || len(f.Timelines.Requests) == 0 {
-		p.s("<p class=\"explain\">No successful request: nothing to draw.</p>\n</section>\n")
-		return
+		return nil
 	}
 	tl := f.Timelines
-	p.s("<p class=\"explain\">One strip a request (on the run's time axis; for a run much longer than its requests, each strip starts at its own t0): each tick is a recorded event, one of AISBench's time points, coloured by class. ")
-	p.s("<b>t0</b> (the request's send) opens the strip; <b>tm</b>, AISBench's end and the last time point, closes it, drawn in the colour of the event that set it: a red tm is a usage-only tail, which sets E2EL, TPOT and the last ITL interval without carrying text. ")
-	p.s("ITL is the gap between any two consecutive ticks; ContentUpdateInterval only between blue (content) ticks; TPOT spreads E2EL − TTFT over the output tokens, so it is small when each event carries several tokens. ")
+	v := &timelinesView{Drawn: len(tl.Requests), Of: tl.Of, Rule: tl.Rule}
+	const top, bottom = 10, 40
+	v.frame = frame{H: top + bottom + rowH*len(tl.Requests), Top: top, Bottom: bottom}
 	if len(f.TmSetBy) > 0 {
-		p.w("Over every successful request, <b>tm is set by</b> %s; <b>TTFT ends at</b> %s. ", setBy(f.TmSetBy, tl.Of), setBy(f.TTFTSetBy, tl.Of))
+		v.TmSetBy, v.TTFTSetBy = classCounts(f.TmSetBy, tl.Of), classCounts(f.TTFTSetBy, tl.Of)
 	}
-	if len(tl.Requests) < tl.Of {
-		p.w("A sample of %d of %d requests is drawn: %s.", len(tl.Requests), tl.Of, esc(tl.Rule))
-	} else {
-		p.w("All %d successful requests are drawn.", tl.Of)
-	}
-	p.s("</p>\n")
-	// Legend: the classes present.
 	present := map[string]bool{}
 	for _, r := range tl.Requests {
 		for _, e := range r.Events {
 			present[e.Class] = true
 		}
 	}
-	p.s("<p class=\"legend\">")
 	for _, cc := range classColors {
 		if present[cc.class] {
-			p.w("<span><i style=\"background:%s\"></i>%s</span> ", cc.color, esc(cc.label))
+			v.Legend = append(v.Legend, legendEntry{cc.color, cc.label})
 		}
 	}
-
-	const rowH, top, bottom, labelW, infoW = 30, 10, 40, 150, 360
-	h := top + bottom + rowH*len(tl.Requests)
 	x0, x1 := float64(labelW), float64(chartW-infoW)
 	// On a run much longer than its requests, every strip starts at its own
 	// t0 on a common axis, so that each request's events stay readable.
@@ -283,63 +348,54 @@ func (p *page) timelineSection() {
 		}
 		return x0 + t/span*(x1-x0)
 	}
-	x := scale
-	if f.InFlight != nil && f.InFlight.HasWindow && !aligned {
-		p.s("<span><i class=\"wl\"></i>native window</span> ")
-	}
-	p.s("<span>★ selected in the native stage</span></p>\n")
-	p.w("<figure><svg class=\"chart\" id=\"svg-timelines\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"request timelines\">\n", chartW, h)
 	if c := f.InFlight; c != nil && c.HasWindow && !aligned {
-		p.w("<rect class=\"window\" x=\"%s\" y=\"%d\" width=\"%s\" height=\"%d\"/>\n", num(x(c.WindowFrom)), top, num(math.Max(x(c.WindowTo)-x(c.WindowFrom), 1)), rowH*len(tl.Requests))
+		v.WindowLegend = true
+		v.Window = &windowRect{X: num(scale(c.WindowFrom)), Width: num(math.Max(scale(c.WindowTo)-scale(c.WindowFrom), 1)), Y: v.Top, Height: rowH * len(tl.Requests)}
 	}
 	for i, r := range tl.Requests {
-		yc := float64(top + rowH*i + rowH/2)
-		x = scale
+		x := scale
 		if aligned {
-			t0 := r.T0
-			x = func(t float64) float64 { return scale(t - t0) }
+			x = func(t float64) float64 { return scale(t - r.T0) }
 		}
-		star := ""
-		if r.Stable {
-			star = "★ "
-		}
-		why := strings.Join(r.Why, ", ")
-		p.w("<g class=\"req\" id=\"req-%d\"><title>%s (%s)</title>", r.Index, esc(r.ID), esc(why))
-		p.w("<text class=\"rid\" x=\"%d\" y=\"%s\" text-anchor=\"end\">%s%s</text>", labelW-8, num(yc+4), star, esc(clip(r.ID, 18)))
-		p.w("<line class=\"strip\" x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\"/>", num(x(r.T0)), num(x(r.Tm)), num(yc), num(yc))
-		p.w("<path class=\"t0\" d=\"M%s %sV%s\"/>", num(x(r.T0)), num(yc-9), num(yc+9))
-		// Events, one path per class.
-		byClass := map[string]*strings.Builder{}
-		var order []string
-		for _, e := range r.Events {
-			sb := byClass[e.Class]
-			if sb == nil {
-				sb = &strings.Builder{}
-				byClass[e.Class] = sb
-				order = append(order, e.Class)
-			}
-			fmt.Fprintf(sb, "M%s %sV%s", num(x(e.Seconds)), num(yc-6), num(yc+6))
-		}
-		for _, cl := range order {
-			p.w("<path class=\"ev\" stroke=\"%s\" d=\"%s\"/>", classColor(cl), byClass[cl].String())
-		}
-		p.w("<path class=\"tm\" stroke=\"%s\" d=\"M%s %sV%s\"/>", classColor(r.TmClass), num(x(r.Tm)), num(yc-10), num(yc+10))
-		info := "TTFT " + unit.Value(unit.Seconds, r.TTFTSeconds) + " · TPOT " + unit.Value(unit.Seconds, r.TPOTSeconds) +
-			" · ITL " + unit.Value(unit.Seconds, r.ITLMeanSeconds) + " · content " + unit.Value(unit.Seconds, r.ContentIntervalMeanSeconds) + " ms"
-		p.w("<text class=\"info\" x=\"%d\" y=\"%s\">%s</text>", chartW-infoW+10, num(yc-2), esc(info))
-		tmWhat := "tm: " + r.TmClass
-		if r.TmClass == "" {
-			tmWhat = "tm: a time point"
-		}
-		p.w("<text class=\"info2\" x=\"%d\" y=\"%s\">%s · %d events, %d intervals (%d zero) · %s</text>", chartW-infoW+10, num(yc+10), esc(tmWhat), len(r.Events), r.Intervals, r.ZeroGaps, esc(clip(why, 34)))
-		p.s("</g>\n")
+		v.Rows = append(v.Rows, newTimelineRow(r, float64(v.Top+rowH*i+rowH/2), x))
 	}
 	if aligned {
-		p.axes(h, top, bottom, span, scale, "seconds after each request's t0 (strips aligned: the run is more than 4 times longer than its longest drawn request)")
+		v.Axis = newTimeAxis(v.frame, span, scale, "seconds after each request's t0 (strips aligned: the run is more than 4 times longer than its longest drawn request)")
 	} else {
-		p.axes(h, top, bottom, span, scale, "seconds after the first request's start")
+		v.Axis = newTimeAxis(v.frame, span, scale, "seconds after the first request's start")
 	}
-	p.s("</svg>\n<figcaption>Ticks: recorded events (time points after t0). Thin bar: t0. Tall bar: tm, in the colour of the event that set it. Right: the request's own TTFT, TPOT (AISBench's formula), mean ITL and mean ContentUpdateInterval, in ms; the class of the event that set tm; why the request is drawn.</figcaption></figure>\n</section>\n")
+	return v
+}
+
+// newTimelineRow draws a request at height yc.
+func newTimelineRow(r figures.RequestTimeline, yc float64, x func(float64) float64) timelineRow {
+	why := strings.Join(r.Why, ", ")
+	row := timelineRow{Index: r.Index, ID: r.ID, Why: why, Label: clip(r.ID, 18), Stable: r.Stable,
+		LabelX: labelW - 8, InfoX: chartW - infoW + 10, LabelY: num(yc + 4), Y: num(yc), X0: num(x(r.T0)), Xm: num(x(r.Tm)),
+		T0Path: fmt.Sprintf("M%s %sV%s", num(x(r.T0)), num(yc-9), num(yc+9)), TmPath: fmt.Sprintf("M%s %sV%s", num(x(r.Tm)), num(yc-10), num(yc+10)), TmColor: classColor(r.TmClass),
+		InfoY: num(yc - 2), Info2Y: num(yc + 10), TmWhat: "tm: " + r.TmClass, WhyClip: clip(why, 34),
+		EventCount: len(r.Events), Intervals: r.Intervals, Zero: r.ZeroGaps}
+	if r.TmClass == "" {
+		row.TmWhat = "tm: a time point"
+	}
+	row.Info = "TTFT " + unit.Value(unit.Seconds, r.TTFTSeconds) + " · TPOT " + unit.Value(unit.Seconds, r.TPOTSeconds) +
+		" · ITL " + unit.Value(unit.Seconds, r.ITLMeanSeconds) + " · content " + unit.Value(unit.Seconds, r.ContentIntervalMeanSeconds) + " ms"
+	// Events, one path per class.
+	byClass := map[string]*strings.Builder{}
+	var order []string
+	for _, e := range r.Events {
+		sb := byClass[e.Class]
+		if sb == nil {
+			sb = &strings.Builder{}
+			byClass[e.Class] = sb
+			order = append(order, e.Class)
+		}
+		fmt.Fprintf(sb, "M%s %sV%s", num(x(e.Seconds)), num(yc-6), num(yc+6))
+	}
+	for _, cl := range order {
+		row.Events = append(row.Events, classPath{classColor(cl), byClass[cl].String()})
+	}
+	return row
 }
 
 // clip shortens a label to n runes.
@@ -351,40 +407,77 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-func (p *page) intervalSection() {
-	p.w("<section id=\"%s\">\n<h2>ITL and ContentUpdateInterval: why TPOT and ITL differ</h2>\n", AnchorIntervals)
-	f := p.rep.Figures
+// classCounts are the figures' class counts, of the requests drawn from.
+func classCounts(cs []figures.ClassCount, of int) []classCount {
+	out := make([]classCount, len(cs))
+	for i, c := range cs {
+		out[i] = classCount{c.Class, c.Requests, of}
+	}
+	return out
+}
+
+// intervalsView is the ITL and ContentUpdateInterval distributions.
+type intervalsView struct {
+	TPOT           *tpotView // nil without TPOT's and ITL's first statistic
+	TokensPerEvent *struct{ Mean string }
+	Charts         []distView
+}
+
+// tpotView puts TPOT's and ITL's first statistic of the whole stage side by
+// side.
+type tpotView struct{ Stat, TPOT, ITL string }
+
+func newIntervalsView(rep *audit.Report) *intervalsView {
+	f := rep.Figures
 	if f == nil || len(f.Distributions) == 0 {
-		p.s("<p class=\"explain\">No stage has intervals: nothing to draw.</p>\n</section>\n")
-		return
+		return nil
 	}
-	p.s(p.tpotSentence())
+	v := &intervalsView{}
+	st := rep.Total
+	if tpot, itl := st.Metric(metric.TPOT), st.Metric(metric.ITL); tpot != nil && itl != nil && len(tpot.Stats) > 0 && len(itl.Stats) > 0 {
+		v.TPOT = &tpotView{tpot.Stats[0].Name, unit.AISBenchNumber(tpot.Unit, tpot.Stats[0].Rounded), unit.AISBenchNumber(itl.Unit, itl.Stats[0].Rounded)}
+	}
+	if tpe := rep.SSE.Total.Metric(metric.TokensPerEvent); tpe != nil && len(tpe.Stats) > 0 {
+		v.TokensPerEvent = &struct{ Mean string }{unit.Value(tpe.Unit, tpe.Stats[0].Raw)}
+	}
 	for _, d := range f.Distributions {
-		p.distribution(d)
+		v.Charts = append(v.Charts, newDistView(d))
 	}
-	p.s("</section>\n")
+	return v
 }
 
-// tpotSentence puts the TPOT and ITL averages of the whole stage side by side.
-func (p *page) tpotSentence() string {
-	st := p.rep.Total
-	tpot, itl := st.Metric(metric.TPOT), st.Metric(metric.ITL)
-	var b strings.Builder
-	b.WriteString("<p class=\"explain\">ITL is the gap between consecutive recorded events of any kind, pooled over requests; ContentUpdateInterval the gap between events carrying content. TPOT is not an interval: it is (E2EL − TTFT) / (output tokens − 1), the decode time spread over the tokens. ")
-	if tpot != nil && itl != nil && len(tpot.Stats) > 0 && len(itl.Stats) > 0 {
-		fmt.Fprintf(&b, "In the whole run, TPOT's %s is %s ms and ITL's %s ms: ", esc(tpot.Stats[0].Name), esc(unit.AISBenchNumber(tpot.Unit, tpot.Stats[0].Rounded)), esc(unit.AISBenchNumber(itl.Unit, itl.Stats[0].Rounded)))
-		b.WriteString("when events carry several tokens each (speculative decoding, batched deltas) TPOT falls below ITL; when events carry no token (role-only firsts, usage-only tails, finish-only events) ITL gains intervals TPOT does not count. ")
-	}
-	if tpe := p.rep.SSE.Total.Metric(metric.TokensPerEvent); tpe != nil && len(tpe.Stats) > 0 {
-		fmt.Fprintf(&b, "Here the stream says its events carry %s tokens on average (TokensPerEvent). ", esc(unit.Value(tpe.Unit, tpe.Stats[0].Raw)))
-	}
-	b.WriteString("Zero intervals (events completed by one read) cannot sit on a log axis and are counted at the left.</p>\n")
-	return b.String()
+// distView is one stage's histograms on a log axis, zero intervals apart.
+type distView struct {
+	frame
+	Stage, StageID string
+	YTicks         []yTick
+	Ticks          []xTick
+	ZeroX, MeanTop int // the "= 0" label's x, the mean lines' top
+	Series         []seriesView
 }
 
-func (p *page) distribution(d *figures.DistributionPair) {
-	const h, top, bottom, zeroW = 300, 48, 44, 70
-	p.w("<h3>%s</h3>\n", esc(render.StageTitle(d.Stage)))
+// seriesView is one metric's bars, its means and its legend line.
+type seriesView struct {
+	Class, Color, D, Metric    string
+	Samples, N, Zero           int
+	Means                      []meanLine
+	RectX, RectY, TextX, TextY int // the legend line's
+	Pooled, PerRequest         string
+}
+
+// meanLine is a vertical line at a mean: the pooled (solid) or the mean of
+// per-request means (dashed).
+type meanLine struct {
+	X, What, Ms string
+	Dashed      bool
+}
+
+// zeroW is the width of the distributions' "= 0" column.
+const zeroW = 70
+
+func newDistView(d *figures.DistributionPair) distView {
+	v := distView{frame: frame{H: 300, Top: 48, Bottom: 44}, Stage: render.StageTitle(d.Stage), StageID: string(d.Stage), ZeroX: padLeft + zeroW/2}
+	v.MeanTop = v.Top - 6
 	dists := []*figures.Distribution{d.ITL}
 	if d.Content != nil {
 		dists = append(dists, d.Content)
@@ -408,17 +501,8 @@ func (p *page) distribution(d *figures.DistributionPair) {
 		}
 		return x0 + (math.Log10(sec)-lx0)/(lx1-lx0)*(x1-x0)
 	}
-	y := func(c float64) float64 { return top + (1-c/float64(ymax))*(h-top-bottom) }
-	p.w("<figure><svg class=\"chart dist\" id=\"svg-intervals-%s\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"interval histograms\">\n", esc(string(d.Stage)), chartW, h)
-	p.w("<line class=\"axisline\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>\n", padLeft, chartW-padRight, h-bottom, h-bottom)
-	for _, v := range niceTicks(0, float64(ymax), 5) {
-		if v != math.Trunc(v) {
-			continue
-		}
-		p.w("<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%s\" y2=\"%s\"/><text class=\"tick\" x=\"%d\" y=\"%s\" text-anchor=\"end\">%d</text>\n",
-			padLeft, chartW-padRight, num(y(v)), num(y(v)), padLeft-6, num(y(v)+4), int(v))
-	}
-	p.w("<text class=\"axis\" transform=\"translate(16 %d) rotate(-90)\" text-anchor=\"middle\">intervals</text>\n", (h-bottom+top)/2)
+	y := func(c float64) float64 { return float64(v.Top) + (1-c/float64(ymax))*float64(v.Base()-v.Top) }
+	v.YTicks = yTicks(ymax, 5, y)
 	// Ticks at 1, 2 and 5 of each decade on the log axis, labelled in ms.
 	for k := math.Floor(lx0); k <= math.Ceil(lx1); k++ {
 		for _, m := range []float64{1, 2, 5} {
@@ -426,17 +510,15 @@ func (p *page) distribution(d *figures.DistributionPair) {
 			if lg := math.Log10(sec); lg < lx0-1e-9 || lg > lx1+1e-9 {
 				continue
 			}
-			p.w("<line class=\"tickline\" x1=\"%s\" x2=\"%s\" y1=\"%d\" y2=\"%d\"/><text class=\"tick\" x=\"%s\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-				num(x(sec)), num(x(sec)), h-bottom, h-bottom+5, num(x(sec)), h-bottom+18, esc(msLabel(sec)))
+			v.Ticks = append(v.Ticks, xTick{num(x(sec)), msLabel(sec)})
 		}
 	}
-	p.w("<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">= 0</text>\n", padLeft+zeroW/2, h-bottom+18)
-	p.w("<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">interval, ms (log scale; ten bins a decade)</text>\n", (padLeft+chartW-padRight)/2, h-6)
 	for i, ds := range dists {
-		col := colors[i]
-		cls := "bars"
+		s := seriesView{Class: "bars", Color: colors[i], Metric: string(ds.Metric), Samples: ds.Samples, N: ds.N, Zero: ds.Zero,
+			RectX: padLeft + 10, RectY: 16 + 16*i - 10, TextX: padLeft + 10 + 18, TextY: 16 + 16*i,
+			Pooled: unit.Value(unit.Seconds, ds.PooledMeanSeconds), PerRequest: unit.Value(unit.Seconds, ds.PerRequestMeanSeconds)}
 		if i == 1 {
-			cls = "bars outline"
+			s.Class = "bars outline"
 		}
 		var path strings.Builder
 		for j, c := range ds.Counts {
@@ -450,43 +532,20 @@ func (p *page) distribution(d *figures.DistributionPair) {
 			bx := float64(padLeft+10) + bw*float64(i)
 			fmt.Fprintf(&path, "M%s %sH%sV%sH%sZ", num(bx), num(y(0)), num(bx+bw), num(y(float64(ds.Zero))), num(bx))
 		}
-		p.w("<path class=\"%s\" fill=\"%s\" stroke=\"%s\" d=\"%s\"><title>%s: %d samples</title></path>\n", cls, col, col, path.String(), ds.Metric, ds.Samples)
+		s.D = path.String()
 		for k, mean := range []float64{ds.PooledMeanSeconds, ds.PerRequestMeanSeconds} {
 			if math.IsNaN(mean) || mean <= 0 || lx1 <= lx0 {
 				continue
 			}
-			dash := ""
-			what := "pooled mean"
-			if k == 1 {
-				dash = " stroke-dasharray=\"6 4\""
-				what = "mean of per-request means"
-			}
-			mx := x(mean)
-			p.w("<line class=\"meanline\" stroke=\"%s\"%s x1=\"%s\" x2=\"%s\" y1=\"%d\" y2=\"%d\"><title>%s %s: %s ms</title></line>\n",
-				col, dash, num(mx), num(mx), top-6, h-bottom, ds.Metric, what, unit.Value(unit.Seconds, mean))
+			s.Means = append(s.Means, meanLine{num(x(mean)), []string{"pooled mean", "mean of per-request means"}[k], unit.Value(unit.Seconds, mean), k == 1})
 		}
+		v.Series = append(v.Series, s)
 	}
-	// Legend, one line a metric.
-	for i, ds := range dists {
-		lx, ly := padLeft+10, 16+16*i
-		p.w("<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\" fill-opacity=\"0.5\" stroke=\"%s\"/>", lx, ly-10, colors[i], colors[i])
-		p.w("<text class=\"legend\" x=\"%d\" y=\"%d\">%s: %d samples, N %d, %d zero; pooled mean %s ms (solid), per-request mean %s ms (dashed)</text>\n",
-			lx+18, ly, ds.Metric, ds.Samples, ds.N, ds.Zero, unit.Value(unit.Seconds, ds.PooledMeanSeconds), unit.Value(unit.Seconds, ds.PerRequestMeanSeconds))
-	}
-	p.s("</svg>\n<figcaption>Filled blue: ITL (every recorded event). Orange outline: ContentUpdateInterval (content events only). Vertical lines: the pooled mean (solid: AISBench's ITL Average, a request weighs its interval count) and the mean of per-request means (dashed: every request weighs the same).</figcaption></figure>\n")
+	return v
 }
 
 // msLabel labels a decade tick (seconds) in milliseconds.
 func msLabel(sec float64) string {
 	ms := sec * 1000
 	return strconv.FormatFloat(ms, 'g', 3, 64) + " ms"
-}
-
-// setBy lists class counts: "a usage_only event in 9 of 9 requests, ...".
-func setBy(cs []figures.ClassCount, of int) string {
-	parts := make([]string, len(cs))
-	for i, c := range cs {
-		parts[i] = fmt.Sprintf("a <b>%s</b> event in %d of %d requests", esc(c.Class), c.Requests, of)
-	}
-	return strings.Join(parts, ", ")
 }
