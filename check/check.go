@@ -508,20 +508,13 @@ func (cx *cellContext) explainStat(d *Diff, st aisbench.Stage, m metric.Metric, 
 			if mr.Unit == unit.Seconds {
 				raw *= 1000
 			}
-			if how, ok := roundingOf(rv, raw, cv, 0.0001*scale(mr.Unit)); ok {
+			if how, ok := roundingOf(rv, raw, cv, 0.0001*unit.Scale(mr.Unit)); ok {
 				d.Cause, d.Detail = CauseRounding, fmt.Sprintf("the raw value %s %s; AISBench rounds to 4 decimals%s", strconv.FormatFloat(raw, 'g', -1, 64), how, inMs(mr.Unit))
 				return
 			}
 		}
 	}
 	d.Cause, d.Detail = CauseHandEdit, "no rule explains it (not the same number, a rounding, a subset or the other stage): edited by hand or computed from other data"
-}
-
-func scale(u unit.Unit) float64 {
-	if u == unit.Seconds {
-		return 1000
-	}
-	return 1
 }
 
 func inMs(u unit.Unit) string {

@@ -374,15 +374,8 @@ func claimUnit(c Claim) unit.Unit {
 	return unit.Unit(c.Unit)
 }
 
-func unitOf(m metric.Metric) string {
-	switch m.Unit() {
-	case unit.Seconds:
-		return "ms"
-	case unit.TokensPerSecond:
-		return "token/s"
-	}
-	return "tokens"
-}
+// unitOf is the unit a metric's values are shown in.
+func unitOf(m metric.Metric) string { return unit.Label(m.Unit()) }
 
 // agrees: the quoted value is the actual one at the quoted precision.
 func agrees(quoted float64, decimals int, actual float64) bool {

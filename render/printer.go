@@ -25,12 +25,9 @@ type printer struct {
 // sse is sseaudit's figures of a stage.
 func (r *printer) sse(stage aisbench.Stage) *ssemetrics.StageResult { return r.SSE.Stage(stage) }
 
-// stageTitles are the article's names for the two stages, with AISBench's.
-var stageTitles = map[aisbench.Stage]string{aisbench.StageTotal: "whole (total)", aisbench.StageStable: "native (stable)"}
-
 // StageTitle is the article's name of a stage with AISBench's: "whole
 // (total)", "native (stable)".
-func StageTitle(s aisbench.Stage) string { return stageTitles[s] }
+func StageTitle(s aisbench.Stage) string { return s.Title() }
 
 // severityColor is a finding severity's colour: error red, warning yellow,
 // info cyan.

@@ -6,7 +6,6 @@ import (
 
 	"github.com/sseaudit/sseaudit/calc/aisbench"
 	"github.com/sseaudit/sseaudit/internal/ordjson"
-	"github.com/sseaudit/sseaudit/pynum"
 	"github.com/sseaudit/sseaudit/unit"
 )
 
@@ -26,36 +25,6 @@ func known(n Number, scale float64) any {
 		return nil
 	}
 	return number(n.Value * scale)
-}
-
-// scale turns a metric's unit into the report's: seconds to ms.
-func scale(u unit.Unit) float64 {
-	if u == unit.Seconds {
-		return 1000
-	}
-	return 1
-}
-
-// aisbenchStatText is a statistic as AISBench prints it in <ds>.csv (the
-// report's "aisbench" values).
-func aisbenchStatText(u unit.Unit, rounded float64) string {
-	switch u {
-	case unit.Seconds:
-		return pynum.PyFloatRepr(pynum.PyRound(rounded*1000, 4)) + " ms"
-	case unit.TokensPerSecond:
-		return pynum.PyFloatRepr(rounded) + " token/s"
-	}
-	return pynum.PyFloatRepr(rounded)
-}
-
-func unitLabel(u unit.Unit) string {
-	switch u {
-	case unit.Seconds:
-		return "ms"
-	case unit.Tokens:
-		return "tokens"
-	}
-	return string(u)
 }
 
 // WriteJSON writes every policy's figures at full precision, the original
@@ -206,15 +175,15 @@ func (r *Result) stageJSON(st *StageOutcome) object {
 	var metrics object
 	for _, m := range res.Metrics {
 		var mo object
-		mo.Set("unit", unitLabel(m.Unit))
+		mo.Set("unit", unit.Label(m.Unit))
 		for _, s := range m.Stats {
-			mo.Set(s.Name, number(s.Raw*scale(m.Unit)))
+			mo.Set(s.Name, number(s.Raw*unit.Scale(m.Unit)))
 		}
 		mo.Set("N", m.N)
 		mo.Set("samples", m.Samples)
 		var printed object
 		for _, s := range m.Stats {
-			printed.Set(s.Name, aisbenchStatText(m.Unit, s.Rounded))
+			printed.Set(s.Name, unit.AISBenchText(m.Unit, s.Rounded))
 		}
 		mo.Set("aisbench", printed)
 		metrics.Set(string(m.Name), mo)
@@ -248,7 +217,7 @@ func deltaJSON(d *StageDelta, stats []string) object {
 	var metrics object
 	for _, md := range d.Metrics {
 		var mo object
-		sc := scale(md.Name.Unit())
+		sc := unit.Scale(md.Name.Unit())
 		for i, s := range md.Stats {
 			mo.Set(stats[i], known(s, sc))
 		}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sseaudit/sseaudit/calc/aisbench"
 	"github.com/sseaudit/sseaudit/metric"
 	"github.com/sseaudit/sseaudit/table"
 )
@@ -16,9 +15,6 @@ type RenderOptions struct {
 	// PerRequest adds every request's tm, E2E and TPOT under every policy.
 	PerRequest bool
 }
-
-// stageTitles are the article's names for the stages, with AISBench's.
-var stageTitles = map[aisbench.Stage]string{aisbench.StageTotal: "whole (total)", aisbench.StageStable: "native (stable)"}
 
 // textMetrics are the metrics the text shows (JSON has them all).
 var textMetrics = []metric.Metric{metric.E2EL, metric.TTFT, metric.TPOT, metric.ITL}
@@ -79,7 +75,7 @@ func (r *Result) writeOutcome(b *strings.Builder, o *Outcome) {
 	}
 	var titles []string
 	for _, st := range o.Stages {
-		title := stageTitles[st.Stage]
+		title := st.Stage.Title()
 		if st.Result.Err != nil {
 			title += ": no result"
 		}
@@ -299,7 +295,7 @@ func outcomeNotes(o *Outcome) []string {
 			plural(n, "request"), strings.Join(ids, ", "), more))
 	}
 	for _, st := range o.Stages {
-		title := stageTitles[st.Stage]
+		title := st.Stage.Title()
 		if err := st.Result.Err; err != nil {
 			notes = append(notes, fmt.Sprintf("%s: no result: %v", title, err))
 			continue

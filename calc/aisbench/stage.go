@@ -22,6 +22,18 @@ const (
 // Stages lists the stages in report order.
 var Stages = []Stage{StageTotal, StageStable}
 
+// Title is the stage's name in the article the project grew from, with
+// AISBench's: "whole (total)", "native (stable)".
+func (s Stage) Title() string {
+	switch s {
+	case StageTotal:
+		return "whole (total)"
+	case StageStable:
+		return "native (stable)"
+	}
+	return string(s)
+}
+
 // ParseStage accepts a stage by AISBench's name ("total", "stable") or the
 // article's ("whole", "native").
 func ParseStage(name string) (Stage, error) {
