@@ -29,7 +29,7 @@ Examples:
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the trace to write (required)"},
 			&cli.StringFlag{Name: "format", Usage: "output format (default: from the extension of -o)"},
-			&cli.StringFlag{Name: "layout", Usage: "output layout: nested or flat (Parquet and Arrow only; default nested)"},
+			enumFlag("layout", "", "output layout: nested or flat (Parquet and Arrow only; default nested)", string(trace.Nested), string(trace.Flat)),
 			&cli.Int64Flag{Name: "row-group-requests", Usage: "requests a Parquet row group or Arrow batch holds at most (default 1024)"},
 			traceFormatFlag("in-format"),
 		}, limitFlags()...),
@@ -43,9 +43,6 @@ Examples:
 				return usagef("convert: missing -o OUT")
 			}
 			layout := trace.Layout(cmd.String("layout"))
-			if layout != "" && layout != trace.Nested && layout != trace.Flat {
-				return usagef("convert: --layout %q: want nested or flat", layout)
-			}
 			if _, err := trace.LookupFormat(cmd.String("format"), out); err != nil {
 				return usagef("convert: %v", err)
 			}

@@ -36,11 +36,11 @@ Examples:
   audit gen --profile mixed --requests 50 --concurrency 4 --seed 7 -o /tmp/gen-mixed.arrows
   audit gen --profile network --requests 2 --output-tokens 3 --seed 1 -o -`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "profile", Value: "chat", Usage: "what the streams look like: " + strings.Join(tracegen.ProfileNames(), ", ")},
+			enumFlag("profile", "chat", "what the streams look like: "+strings.Join(tracegen.ProfileNames(), ", "), tracegen.ProfileNames()...),
 			&cli.IntFlag{Name: "requests", Value: 100, Usage: "requests to generate"},
 			&cli.IntFlag{Name: "concurrency", Value: 1, Usage: "clients of the closed loop (the trace's max_concurrency)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of every random choice"},
-			&cli.StringFlag{Name: "api", Value: "chat", Usage: "chat (chat.completion.chunk) or completions (text_completion)"},
+			enumFlag("api", "chat", "chat (chat.completion.chunk) or completions (text_completion)", "chat", "completions"),
 			&cli.IntFlag{Name: "output-tokens", Value: 64, Usage: "mean completion tokens a request (drawn in [n/2, 3n/2])"},
 			&cli.IntFlag{Name: "input-tokens", Value: 128, Usage: "prompt words a request (the prompt_tokens usage reports)"},
 			&cli.DurationFlag{Name: "ttft", Value: 120 * time.Millisecond, Usage: "mean time to the first read"},

@@ -29,7 +29,7 @@ Examples:
   audit inspect testdata/traces/basic.parquet
   audit inspect --format json testdata/traces/basic.jsonl`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text or json"},
+			formatFlag(),
 			traceFormatFlag("in-format"),
 		}, limitFlags()...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
@@ -38,9 +38,6 @@ Examples:
 				return err
 			}
 			out := cmd.String("format")
-			if out != "text" && out != "json" {
-				return usagef("inspect: --format %q: want text or json", out)
-			}
 			r, err := openTrace(e, cmd, path, "in-format")
 			if err != nil {
 				return err
