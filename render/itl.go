@@ -22,7 +22,7 @@ var itlFindings = []string{findings.ITLNCountsRequests, findings.ZeroIntervals, 
 // AISBench's ITL row, then how many intervals and requests stand behind it,
 // then the findings about it.
 func ITLText(w io.Writer, rep *audit.Report) error {
-	r := &printer{Report: rep}
+	r := newPrinter(rep, Options{})
 	var b strings.Builder
 	fmt.Fprintf(&b, "Requests: %d added, %d succeeded, %d failed. Max concurrency: %s.\n\n",
 		r.Requests.Added, r.Requests.Succeeded, r.Requests.Failed, concurrencyText(rep))
@@ -74,7 +74,7 @@ func ITLText(w io.Writer, rep *audit.Report) error {
 			fs = append(fs, f)
 		}
 	}
-	writeFindingsText(&b, fs, false)
+	writeFindingsText(&b, fs, false, r.width)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -84,7 +84,7 @@ func ITLText(w io.Writer, rep *audit.Report) error {
 // zero_intervals, pooled_mean_ms, per_request_mean_ms, ...}, null for a stage
 // without requests, and the findings about ITL.
 func ITLJSON(w io.Writer, rep *audit.Report) error {
-	r := &printer{Report: rep}
+	r := newPrinter(rep, Options{})
 	var doc object
 	doc.Set("schema_version", SchemaVersion)
 	var stages object

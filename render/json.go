@@ -27,7 +27,7 @@ type (
 // samples and AISBench's printed values; per stage its common metrics, window
 // and error. Keys come in a fixed order; nothing depends on the clock.
 func JSON(w io.Writer, rep *audit.Report) error {
-	r := &printer{Report: rep}
+	r := newPrinter(rep, Options{})
 	var doc object
 	doc.Set("schema_version", SchemaVersion)
 	if r.MaxConcurrency == 0 {

@@ -24,23 +24,23 @@ func (r *printer) writeSSEText(b *strings.Builder) {
 	r.writeWindowedText(b)
 	r.writeSLOText(b)
 	r.writeWindowText(b)
-	writeFindingsText(b, r.Findings, r.color)
+	writeFindingsText(b, r.findings(), r.color, r.width)
 }
 
 func (r *printer) writeSSEMetricTable(b *strings.Builder) {
-	if !hasSSE(r.Report) {
+	if !r.hasSSE() {
 		b.WriteString("sseaudit metrics: no stage has requests to measure\n")
 		return
 	}
 	if t := r.sseMetricTable(); len(t.Rows) > 1 {
 		r.grid(b, t)
-		b.WriteString("N: requests with at least one sample; samples: values behind the statistics (intervals pooled across requests, as ITL).\n")
+		b.WriteString(wrap(r.width, "", "   ", "N: requests with at least one sample; samples: values behind the statistics (intervals pooled across requests, as ITL)."))
 		if r.hasNonAISBenchStat() {
-			b.WriteString("*: a statistic AISBench's table lacks, computed from the same raw samples with numpy's method.\n")
+			b.WriteString(wrap(r.width, "", "   ", "*: a statistic AISBench's table lacks, computed from the same raw samples with numpy's method."))
 		}
 	}
 	for _, n := range r.absentNotes() {
-		b.WriteString("  - " + n + "\n")
+		b.WriteString(wrap(r.width, "  - ", "    ", n))
 	}
 }
 
@@ -51,7 +51,7 @@ func (r *printer) absentNotes() []string {
 	var notes []string
 	for _, m := range metric.SSE {
 		var why []string // per stage, "" when present
-		for _, stage := range aisbench.Stages {
+		for _, stage := range r.stages {
 			reason := ""
 			for _, a := range r.sse(stage).Absent {
 				if a.Name == m {
@@ -61,12 +61,12 @@ func (r *printer) absentNotes() []string {
 			why = append(why, reason)
 		}
 		switch {
-		case why[0] == why[1] && why[0] != "":
+		case len(why) == 2 && why[0] == why[1] && why[0] != "":
 			notes = append(notes, fmt.Sprintf("no %s: %s", m, why[0]))
 		default:
 			for i, w := range why {
 				if w != "" {
-					notes = append(notes, fmt.Sprintf("no %s in %s: %s", m, StageTitle(aisbench.Stages[i]), w))
+					notes = append(notes, fmt.Sprintf("no %s in %s: %s", m, StageTitle(r.stages[i]), w))
 				}
 			}
 		}
@@ -91,7 +91,7 @@ func (r *printer) writeExtraStatsTable(b *strings.Builder) {
 }
 
 func (r *printer) writeITLText(b *strings.Builder) {
-	if t := ITLAccountingTable(r.Report); t != nil {
+	if t := r.itlAccountingTable(); t != nil {
 		r.heading(b, "\nITL accounting: what AISBench's ITL row is made of\n")
 		r.grid(b, t)
 	}
@@ -99,7 +99,7 @@ func (r *printer) writeITLText(b *strings.Builder) {
 
 func (r *printer) writeWindowedText(b *strings.Builder) {
 	wt := r.SSE.Stable.Windowed
-	if wt == nil {
+	if wt == nil || !r.shows(aisbench.StageStable) {
 		return
 	}
 	what := "the output tokens carried by events whose time falls inside the window"
@@ -112,7 +112,7 @@ func (r *printer) writeWindowedText(b *strings.Builder) {
 	r.heading(b, "\nOutput throughput of the native (stable) window:\n")
 	fmt.Fprintf(b, "  WindowedOutputThroughput          %s %s: %s %s in %s ms, from %s\n",
 		unit.Value(unit.TokensPerSecond, wt.PerSecond), wt.Unit(), strconv.FormatFloat(wt.Count, 'f', -1, 64), wt.Basis, unit.Value(unit.Seconds, wt.WindowSeconds), unit.Plural(wt.Requests, "request"))
-	fmt.Fprintf(b, "      counts %s\n", what)
+	b.WriteString(wrap(r.width, "      counts ", "      ", what))
 	if v := wt.NativeOutputTokenThroughput; v != nil {
 		fmt.Fprintf(b, "  AISBench's Output Token Throughput %s token/s: the selected requests' whole output / window\n", pynum.PyFloatRepr(v.Rounded))
 	}
@@ -140,17 +140,17 @@ func (r *printer) writeWindowText(b *strings.Builder) {
 	}
 	off := wa.FirstStartSeconds
 	r.heading(b, "\nThe stable window explained (times after the first request's start):\n")
-	fmt.Fprintf(b, "  In flight: peak %d of C = %d; %s reached C; %s%% of the run (%s s) had >= 90%% of C in flight, %s%% had C.\n",
+	fmt.Fprint(b, wrap(r.width, "  ", "    ", fmt.Sprintf("In flight: peak %d of C = %d; %s reached C; %s%% of the run (%s s) had >= 90%% of C in flight, %s%% had C.",
 		wa.PeakInFlight, wa.MaxConcurrency, unit.Plural(wa.ReachesAtStart, "start"),
-		pynum.PyFloatRepr(pynum.PyRound(wa.AtOrAbove90Share*100, 1)), strconv.FormatFloat(wa.RunSeconds, 'f', 6, 64), pynum.PyFloatRepr(pynum.PyRound(wa.AtCShare*100, 1)))
+		pynum.PyFloatRepr(pynum.PyRound(wa.AtOrAbove90Share*100, 1)), strconv.FormatFloat(wa.RunSeconds, 'f', 6, 64), pynum.PyFloatRepr(pynum.PyRound(wa.AtCShare*100, 1)))))
 	if wa.FirstReach != nil {
 		fmt.Fprintf(b, "  1st start reaching C (warm-up, not in the window): %s\n", r.describeEvent(wa.FirstReach, off))
 	}
 	if wa.Start != nil {
 		fmt.Fprintf(b, "  AISBench's window starts at the 2nd:              %s\n", r.describeEvent(wa.Start, off))
 	} else {
-		fmt.Fprintf(b, "  AISBench finds no window: it needs a 2nd start reaching C; the closest the run came is %s in flight (%s).\n",
-			strconv.Itoa(wa.PeakInFlight), r.describeEvent(&wa.PeakAt, off))
+		fmt.Fprint(b, wrap(r.width, "  ", "    ", fmt.Sprintf("AISBench finds no window: it needs a 2nd start reaching C; the closest the run came is %s in flight (%s).",
+			strconv.Itoa(wa.PeakInFlight), r.describeEvent(&wa.PeakAt, off))))
 	}
 	if wa.End != nil {
 		fmt.Fprintf(b, "  and ends at the last event leaving C in flight:   %s\n", r.describeEvent(wa.End, off))
@@ -164,20 +164,20 @@ func (r *printer) writeWindowText(b *strings.Builder) {
 	if !found {
 		b.WriteString("  None of AISBench's window selectors, current or earlier, finds a window in this run:\n")
 		for _, s := range wa.Selectors {
-			fmt.Fprintf(b, "    %s (AISBench commit %s): %s\n", s.Name, s.Commit[:12], s.Description)
+			b.WriteString(wrap(r.width, "    ", "      ", fmt.Sprintf("%s (AISBench commit %s): %s", s.Name, s.Commit[:12], s.Description)))
 		}
 		return
 	}
 	b.WriteString("\n  The same run under AISBench's window selectors, current and earlier (native figures as each would print them;\n  the figures below are computed alike in all three releases, only the window differs):\n")
 	r.grid(b, SelectorTable(r.Report))
 	for _, s := range wa.Selectors {
-		fmt.Fprintf(b, "  %s (AISBench commit %s): %s\n", s.Name, s.Commit[:12], s.Description)
+		b.WriteString(wrap(r.width, "  ", "    ", fmt.Sprintf("%s (AISBench commit %s): %s", s.Name, s.Commit[:12], s.Description)))
 	}
 }
 
 const maxIDsShown = 5
 
-func writeFindingsText(b *strings.Builder, found []findings.Finding, color bool) {
+func writeFindingsText(b *strings.Builder, found []findings.Finding, color bool, width int) {
 	if len(found) == 0 {
 		heading(b, color, "\nFindings: none.\n")
 		return
@@ -189,12 +189,12 @@ func writeFindingsText(b *strings.Builder, found []findings.Finding, color bool)
 			where = StageTitle(f.Stage)
 		}
 		fmt.Fprintf(b, "  %s %s [%s; %s]\n", table.Paint(color, severityColor(f.Severity), fmt.Sprintf("%-7s", f.Severity)), table.Paint(color, table.Bold, f.Code), where, f.Figure)
-		fmt.Fprintf(b, "          %s\n", f.Message)
+		b.WriteString(wrap(width, "          ", "          ", f.Message))
 		parts := make([]string, len(f.Evidence))
 		for i, e := range f.Evidence {
 			parts[i] = e.Text()
 		}
-		fmt.Fprintf(b, "          evidence: %s\n", strings.Join(parts, ", "))
+		b.WriteString(wrap(width, "          evidence: ", "            ", strings.Join(parts, ", ")))
 		if len(f.Requests) > 0 {
 			ids := f.Requests
 			more := ""
@@ -202,7 +202,7 @@ func writeFindingsText(b *strings.Builder, found []findings.Finding, color bool)
 				more = fmt.Sprintf(" and %d more", len(ids)-maxIDsShown)
 				ids = ids[:maxIDsShown]
 			}
-			fmt.Fprintf(b, "          requests: %s%s\n", strings.Join(ids, ", "), more)
+			b.WriteString(wrap(width, "          requests: ", "            ", strings.Join(ids, ", ")+more))
 		}
 	}
 }

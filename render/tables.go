@@ -25,9 +25,9 @@ func stageShort(s aisbench.Stage) string {
 }
 
 // stagePrefixes are the markdown prefixes of the stage groups.
-func stagePrefixes() []string {
-	out := make([]string, len(aisbench.Stages))
-	for i, s := range aisbench.Stages {
+func (r *printer) stagePrefixes() []string {
+	out := make([]string, len(r.stages))
+	for i, s := range r.stages {
 		out[i] = stageShort(s)
 	}
 	return out
@@ -36,7 +36,7 @@ func stagePrefixes() []string {
 // metricTable is AISBench's table: Metric, Unit, then per stage the
 // statistics and N; a metric neither stage has is left out.
 func (r *printer) metricTable() *table.Table {
-	return stageMetricTable([]string{"Metric", "Unit"}, r.Stats, []string{"N"}, metric.AISBench,
+	return r.stageMetricTable([]string{"Metric", "Unit"}, r.Stats, []string{"N"}, metric.AISBench,
 		func(stage aisbench.Stage, m metric.Metric) *metric.Result { return r.Stage(stage).Metric(m) },
 		func(mr *metric.Result) []string {
 			var row []string
@@ -61,7 +61,7 @@ func (r *printer) sseMetricTable() *table.Table {
 	for i, s := range r.AllStats {
 		stats[i] = StatHeader(r.Report, s)
 	}
-	return stageMetricTable([]string{"sseaudit metric", "Unit"}, stats, []string{"N", "samples"}, metric.SSE,
+	return r.stageMetricTable([]string{"sseaudit metric", "Unit"}, stats, []string{"N", "samples"}, metric.SSE,
 		func(stage aisbench.Stage, m metric.Metric) *metric.Result { return r.sse(stage).Metric(m) },
 		func(mr *metric.Result) []string {
 			var row []string
@@ -82,18 +82,18 @@ func (r *printer) sseMetricTable() *table.Table {
 // columns: the statistics, then counts; cells gives a metric's cells in a
 // stage, "-" where the stage lacks it; a metric no stage has is left out.
 // Each group is titled with its stage (and suffix's words).
-func stageMetricTable(lead, stats, counts []string, metrics []metric.Metric, result func(aisbench.Stage, metric.Metric) *metric.Result,
+func (r *printer) stageMetricTable(lead, stats, counts []string, metrics []metric.Metric, result func(aisbench.Stage, metric.Metric) *metric.Result,
 	cells func(*metric.Result) []string, suffix func(aisbench.Stage) string) *table.Table {
 	cols := len(stats) + len(counts)
 	header := lead
-	for range aisbench.Stages {
+	for range r.stages {
 		header = append(append(header, stats...), counts...)
 	}
 	rows := [][]string{header}
 	for _, m := range metrics {
 		row := []string{string(m), unit.Label(m.Unit())}
 		present := false
-		for _, stage := range aisbench.Stages {
+		for _, stage := range r.stages {
 			mr := result(stage, m)
 			if mr == nil {
 				for range cols {
@@ -108,11 +108,11 @@ func stageMetricTable(lead, stats, counts []string, metrics []metric.Metric, res
 			rows = append(rows, row)
 		}
 	}
-	titles := make([]string, len(aisbench.Stages))
-	for i, stage := range aisbench.Stages {
+	titles := make([]string, len(r.stages))
+	for i, stage := range r.stages {
 		titles[i] = StageTitle(stage) + suffix(stage)
 	}
-	return &table.Table{Lead: len(lead), Group: cols, Titles: titles, Prefixes: stagePrefixes(), Rows: rows}
+	return &table.Table{Lead: len(lead), Group: cols, Titles: titles, Prefixes: r.stagePrefixes(), Rows: rows}
 }
 
 // StatHeader is a statistic's column name, marked * when AISBench's table
@@ -137,7 +137,7 @@ func (r *printer) extraStatsTable() *table.Table {
 		return nil
 	}
 	header := []string{"AISBench metric", "Unit"}
-	for range aisbench.Stages {
+	for range r.stages {
 		for _, s := range extra {
 			header = append(header, s+"*")
 		}
@@ -146,7 +146,7 @@ func (r *printer) extraStatsTable() *table.Table {
 	for _, m := range metric.AISBench {
 		row := []string{string(m), unit.Label(m.Unit())}
 		present := false
-		for _, stage := range aisbench.Stages {
+		for _, stage := range r.stages {
 			mr := r.Stage(stage).Metric(m)
 			for _, name := range extra {
 				if mr == nil {
@@ -165,8 +165,8 @@ func (r *printer) extraStatsTable() *table.Table {
 	if len(rows) == 1 {
 		return nil
 	}
-	titles := make([]string, len(aisbench.Stages))
-	for i, stage := range aisbench.Stages {
+	titles := make([]string, len(r.stages))
+	for i, stage := range r.stages {
 		titles[i] = StageTitle(stage)
 	}
 	return &table.Table{Lead: 2, Group: len(extra), Titles: titles, Rows: rows}
@@ -174,9 +174,12 @@ func (r *printer) extraStatsTable() *table.Table {
 
 // CommonTable is the common metrics: a header (Common Metric, Unit, one
 // column a stage), then one row a metric, "-" for a stage without result.
-func CommonTable(rep *audit.Report) *table.Table {
+func CommonTable(rep *audit.Report) *table.Table { return newPrinter(rep, Options{}).commonTable() }
+
+func (r *printer) commonTable() *table.Table {
+	rep := r.Report
 	header := []string{"Common Metric", "Unit"}
-	for _, stage := range aisbench.Stages {
+	for _, stage := range r.stages {
 		header = append(header, StageTitle(stage))
 	}
 	rows := [][]string{header}
@@ -197,12 +200,7 @@ func CommonTable(rep *audit.Report) *table.Table {
 		{"Total Requests", "", func(c *aisbench.CommonMetrics) string { return strconv.Itoa(c.TotalRequests) }},
 		{"Failed Requests", "", func(c *aisbench.CommonMetrics) string { return strconv.Itoa(c.FailedRequests) }},
 		{"Success Requests", "", func(c *aisbench.CommonMetrics) string { return strconv.Itoa(c.SuccessRequests) }},
-		{"Concurrency", "", func(c *aisbench.CommonMetrics) string {
-			if c.ConcurrencyCapped {
-				return fmt.Sprintf("%d (capped from %s)", c.MaxConcurrency, pynum.PyFloatRepr(c.Concurrency.Rounded))
-			}
-			return pynum.PyFloatRepr(c.Concurrency.Rounded)
-		}},
+		{"Concurrency", "", concurrencyCell},
 		{"Max Concurrency", "", func(c *aisbench.CommonMetrics) string { return concurrencyText(rep) }},
 		{"Request Throughput", "req/s", func(c *aisbench.CommonMetrics) string { return pynum.PyFloatRepr(c.RequestThroughput.Rounded) }},
 		{"Total Input Tokens", "tokens", func(c *aisbench.CommonMetrics) string { return strconv.FormatInt(c.TotalInputTokens, 10) }},
@@ -213,7 +211,7 @@ func CommonTable(rep *audit.Report) *table.Table {
 	}
 	for _, l := range lines {
 		row := []string{l.name, l.unit}
-		for _, stage := range aisbench.Stages {
+		for _, stage := range r.stages {
 			st := rep.Stage(stage)
 			if st.Err != nil {
 				row = append(row, "-")
@@ -226,6 +224,15 @@ func CommonTable(rep *audit.Report) *table.Table {
 	return &table.Table{Lead: 2, Group: 1, Rows: rows}
 }
 
+// concurrencyCell is a stage's Concurrency as AISBench prints it, the
+// computed value beside C when AISBench prints C instead.
+func concurrencyCell(c *aisbench.CommonMetrics) string {
+	if c.ConcurrencyCapped {
+		return fmt.Sprintf("%d (capped from %s)", c.MaxConcurrency, pynum.PyFloatRepr(c.Concurrency.Rounded))
+	}
+	return pynum.PyFloatRepr(c.Concurrency.Rounded)
+}
+
 // concurrencyText is C, or "unknown".
 func concurrencyText(rep *audit.Report) string {
 	if rep.MaxConcurrency == 0 {
@@ -234,10 +241,11 @@ func concurrencyText(rep *audit.Report) string {
 	return strconv.Itoa(rep.MaxConcurrency)
 }
 
-// hasSSE says whether a stage has requests to measure (sseaudit's figures).
-func hasSSE(rep *audit.Report) bool {
-	for _, stage := range aisbench.Stages {
-		if rep.SSE.Stage(stage).ITL != nil {
+// hasSSE says whether a stage shown has requests to measure (sseaudit's
+// figures).
+func (r *printer) hasSSE() bool {
+	for _, stage := range r.stages {
+		if r.SSE.Stage(stage).ITL != nil {
 			return true
 		}
 	}
@@ -247,17 +255,22 @@ func hasSSE(rep *audit.Report) bool {
 // ITLAccountingTable is the ITL accounting: a header ("", Unit, one column a
 // stage), then one row a figure; nil when no stage has requests.
 func ITLAccountingTable(rep *audit.Report) *table.Table {
-	if !hasSSE(rep) {
+	return newPrinter(rep, Options{}).itlAccountingTable()
+}
+
+func (r *printer) itlAccountingTable() *table.Table {
+	rep := r.Report
+	if !r.hasSSE() {
 		return nil
 	}
 	header := []string{"", "Unit"}
-	for _, stage := range aisbench.Stages {
+	for _, stage := range r.stages {
 		header = append(header, StageTitle(stage))
 	}
 	rows := [][]string{header}
 	line := func(name, unit string, f func(a *ssemetrics.ITLAccounting) string) {
 		row := []string{name, unit}
-		for _, stage := range aisbench.Stages {
+		for _, stage := range r.stages {
 			a := rep.SSE.Stage(stage).ITL
 			if a == nil {
 				row = append(row, "-")
@@ -359,7 +372,7 @@ func SelectorTable(rep *audit.Report) *table.Table {
 // nil when no stage has one.
 func (r *printer) sloTable() *table.Table {
 	var any bool
-	for _, stage := range aisbench.Stages {
+	for _, stage := range r.stages {
 		if len(r.sse(stage).SLOs) > 0 {
 			any = true
 		}
@@ -368,12 +381,12 @@ func (r *printer) sloTable() *table.Table {
 		return nil
 	}
 	header := []string{"SLO", ""}
-	for _, stage := range aisbench.Stages {
+	for _, stage := range r.stages {
 		header = append(header, StageTitle(stage))
 	}
 	rows := [][]string{header}
 	var slos []ssemetrics.SLO
-	for _, stage := range aisbench.Stages {
+	for _, stage := range r.stages {
 		for _, s := range r.sse(stage).SLOs {
 			if !containsSLO(slos, s.SLO) {
 				slos = append(slos, s.SLO)
@@ -382,7 +395,7 @@ func (r *printer) sloTable() *table.Table {
 	}
 	for _, slo := range slos {
 		row := []string{slo.Text, ""}
-		for _, stage := range aisbench.Stages {
+		for _, stage := range r.stages {
 			cell := "-"
 			for _, s := range r.sse(stage).SLOs {
 				if s.SLO == slo {

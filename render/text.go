@@ -21,14 +21,14 @@ func (r *printer) text(w io.Writer) error {
 		b.WriteString("(no metrics: neither stage has a result)\n")
 	}
 	b.WriteByte('\n')
-	r.grid(&b, CommonTable(r.Report))
-	if lines := StageLines(r.Report); lines != "" {
+	r.grid(&b, r.commonTable())
+	if lines := r.stageLines(); lines != "" {
 		b.WriteString("\n" + lines)
 	}
-	if notes := Notes(r.Report); len(notes) > 0 {
+	if notes := r.notes(); len(notes) > 0 {
 		r.heading(&b, "\nNotes:\n")
 		for _, n := range notes {
-			b.WriteString("  - " + n + "\n")
+			b.WriteString(wrap(r.width, "  - ", "    ", n))
 		}
 	}
 	r.writeSSEText(&b)
@@ -37,27 +37,31 @@ func (r *printer) text(w io.Writer) error {
 }
 
 // StageLines are the stages' durations and the stable window, a line each.
-func StageLines(r *audit.Report) string {
+func StageLines(rep *audit.Report) string { return newPrinter(rep, Options{}).stageLines() }
+
+func (r *printer) stageLines() string {
 	var b strings.Builder
-	for _, stage := range aisbench.Stages {
+	for _, stage := range r.stages {
 		st := r.Stage(stage)
 		if st.Err != nil {
 			continue
 		}
 		fmt.Fprintf(&b, "Stage duration, %s: %.6f s, %s\n", StageTitle(stage), st.DurationSeconds, unit.Plural(len(st.Requests), "request"))
 	}
-	if w := r.Stable.Window; w != nil {
-		fmt.Fprintf(&b, "Stable window: %.6f s to %.6f s after the first request's start (%.6f s), %d of %d successful requests selected\n",
-			w.StartSeconds-w.OffsetSeconds, w.EndSeconds-w.OffsetSeconds, w.DurationSeconds, w.Selected, w.Of)
+	if w := r.Stable.Window; w != nil && r.shows(aisbench.StageStable) {
+		b.WriteString(wrap(r.width, "", "  ", fmt.Sprintf("Stable window: %.6f s to %.6f s after the first request's start (%.6f s), %d of %d successful requests selected",
+			w.StartSeconds-w.OffsetSeconds, w.EndSeconds-w.OffsetSeconds, w.DurationSeconds, w.Selected, w.Of)))
 	}
 	return b.String()
 }
 
 // Notes are the report's footnotes as the text report prints them: stage
 // errors, removed rows, the failure-index quirk, statistics warnings.
-func Notes(r *audit.Report) []string {
+func Notes(rep *audit.Report) []string { return newPrinter(rep, Options{}).notes() }
+
+func (r *printer) notes() []string {
 	var notes []string
-	for _, stage := range aisbench.Stages {
+	for _, stage := range r.stages {
 		st := r.Stage(stage)
 		if st.Err != nil {
 			notes = append(notes, fmt.Sprintf("%s: %v", StageTitle(stage), st.Err))
@@ -67,7 +71,7 @@ func Notes(r *audit.Report) []string {
 			notes = append(notes, fmt.Sprintf("%s: AISBench leaves out %s: %s", StageTitle(stage), m.Name, m.Reason))
 		}
 	}
-	if q := r.Stable.Quirk; q.Changed {
+	if q := r.Stable.Quirk; q.Changed && r.shows(aisbench.StageStable) {
 		notes = append(notes, fmt.Sprintf("native (stable): AISBench's failure-index quirk changes its counts: it prints Total %d, Success %d, Failed %d (and N %d) for %d selected requests that all succeeded",
 			q.AISBenchTotal, q.AISBenchSuccess, q.AISBenchFailed, q.AISBenchSuccess, q.IntendedTotal))
 	}

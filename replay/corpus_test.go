@@ -9,12 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sseaudit/sseaudit/internal/shared"
 	"github.com/sseaudit/sseaudit/trace"
 )
-
-// corpusDirs are where the shared corpus of real server streams may lie: the
-// project's shared/ folder sits beside the checkout.
-var corpusDirs = []string{"../../shared/corpus/real-streams", "/work/shared/corpus/real-streams"}
 
 // corpusWant is the class sequence of each recorded stream, written by hand
 // from the files as runs "class*count", and whether AISBench's chat client
@@ -101,17 +98,10 @@ func corpusRequest(t *testing.T, path string) (*trace.Request, []json.RawMessage
 }
 
 func TestRealStreams(t *testing.T) {
-	var files []string
-	for _, dir := range corpusDirs {
-		if files, _ = filepath.Glob(filepath.Join(dir, "*.json")); len(files) > 0 {
-			break
-		}
-	}
+	dir := shared.Dir(t, "corpus/real-streams")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	if len(files) == 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("no corpus of real streams in %v: CI has shared/ beside the checkout", corpusDirs)
-		}
-		t.Skipf("no corpus of real streams in %v", corpusDirs)
+		t.Fatalf("no *.json in %s", dir)
 	}
 	for _, path := range files {
 		name := filepath.Base(path)

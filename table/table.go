@@ -37,6 +37,60 @@ func (t *Table) Text(b *strings.Builder, color bool) {
 	writeGridColor(b, t.Rows, t.Lead, group, t.Titles, color)
 }
 
+// TextFit is Text within width columns (0: any): a table of titled groups
+// wider than that is written a group at a time instead, each with the label
+// columns and its title above, one under the other.
+func (t *Table) TextFit(b *strings.Builder, color bool, width int) {
+	groups := t.groups()
+	if width <= 0 || t.Titles == nil || groups < 2 || t.Width() <= width {
+		t.Text(b, color)
+		return
+	}
+	for g := range groups {
+		if g > 0 {
+			b.WriteByte('\n')
+		}
+		t.Only(g).Text(b, color)
+	}
+}
+
+// groups is the number of value groups.
+func (t *Table) groups() int {
+	if len(t.Rows) == 0 {
+		return 0
+	}
+	return (len(t.Rows[0]) - t.Lead) / max(t.Group, 1)
+}
+
+// Width is the widest line Text writes.
+func (t *Table) Width() int {
+	var b strings.Builder
+	t.Text(&b, false)
+	w := 0
+	for _, line := range strings.Split(b.String(), "\n") {
+		w = max(w, utf8.RuneCountInString(line))
+	}
+	return w
+}
+
+// Only is the table of the label columns and group g's columns, with its
+// title and prefix.
+func (t *Table) Only(g int) *Table {
+	group := max(t.Group, 1)
+	from, to := t.Lead+g*group, t.Lead+(g+1)*group
+	out := &Table{Lead: t.Lead, Group: group}
+	if t.Titles != nil {
+		out.Titles = []string{t.Titles[g]}
+	}
+	if t.Prefixes != nil {
+		out.Prefixes = []string{t.Prefixes[g]}
+	}
+	for _, row := range t.Rows {
+		out.Rows = append(out.Rows, append(append([]string(nil), row[:t.Lead]...), row[from:to]...))
+	}
+	return out
+}
+
 // Markdown writes the table as a GitHub table: the header's cells after
 // their group's prefix, the label columns left-aligned, the rest right-aligned.
 func (t *Table) Markdown(b *strings.Builder) {

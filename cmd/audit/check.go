@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/urfave/cli/v3"
 
@@ -60,7 +62,7 @@ Examples:
   audit check --aisbench-dir testdata/aisbench/from-trace --trace testdata/traces/basic.jsonl
   audit check --aisbench-dir testdata/aisbench/failures --cards P8+D8 --claim 'P90(TTFT)@stable=358.2ms'
   audit check --csv testdata/aisbench/cached.total.csv --json testdata/aisbench/cached.total.json testdata/aisbench/cached.jsonl`,
-		Flags: append([]cli.Flag{
+		Flags: slices.Concat(formatFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "aisbench-dir", Usage: "an AISBench work_dir or its performances/<model> folder"},
 			&cli.StringFlag{Name: "model", Usage: "the model folder, when the work_dir holds several"},
 			&cli.StringFlag{Name: "dataset", Usage: "the dataset abbreviation, when the folder holds several"},
@@ -73,12 +75,15 @@ Examples:
 			&cli.StringFlag{Name: "cards", Usage: "the cards per-card figures divide by: a count (16) or prefill+decode (P8+D8)"},
 			&cli.StringSliceFlag{Name: "claim", Usage: "a figure quoted from the report's prose, to test (repeatable): 'P95(TTFT)=812ms', 'P90(E2EL)@stable=5.2s', 'Output Token Throughput per card=512', 'P90(E2EL)=P90(TTFT)+1024*P90(TPOT)'"},
 			&cli.FloatFlag{Name: "tolerance", Value: check.DefaultTolerance, Usage: "seconds a trace's TTFT or E2EL may differ from the details' before it is reported"},
-			formatFlag(),
 			framerFlag(),
 			traceFormatFlag("in-format"),
-		}, limitFlags()...),
+		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			opts, err := checkOptions(cmd)
+			if err != nil {
+				return err
+			}
+			format, err := outputFormat(cmd, textOrJSON...)
 			if err != nil {
 				return err
 			}
@@ -90,11 +95,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if cmd.String("format") == "json" {
-				err = res.WriteJSON(e.stdout)
-			} else {
-				err = res.WriteText(e.stdout)
-			}
+			err = writeOutput(e, cmd, func(w io.Writer) error {
+				if format == "json" {
+					return res.WriteJSON(w)
+				}
+				return res.WriteText(w)
+			})
 			if err != nil {
 				return err
 			}

@@ -28,7 +28,7 @@ Examples:
   audit convert testdata/traces/basic.arrow -o -`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the trace to write (required)"},
-			&cli.StringFlag{Name: "format", Usage: "output format (default: from the extension of -o)"},
+			traceOutFlag(),
 			enumFlag("layout", "", "output layout: nested or flat (Parquet and Arrow only; default nested)", string(trace.Nested), string(trace.Flat)),
 			&cli.Int64Flag{Name: "row-group-requests", Usage: "requests a Parquet row group or Arrow batch holds at most (default 1024)"},
 			traceFormatFlag("in-format"),
@@ -43,8 +43,8 @@ Examples:
 				return usagef("convert: missing -o OUT")
 			}
 			layout := trace.Layout(cmd.String("layout"))
-			if _, err := trace.LookupFormat(cmd.String("format"), out); err != nil {
-				return usagef("convert: %v", err)
+			if _, err := lookupFormat(cmd, "trace-format", out); err != nil {
+				return err
 			}
 			r, err := openTrace(e, cmd, in, "in-format")
 			if err != nil {
@@ -52,7 +52,7 @@ Examples:
 			}
 			defer r.Close()
 			info := r.Info()
-			w, err := trace.Create(out, cmd.String("format"), e.stdout, trace.WriteOptions{
+			w, err := trace.Create(out, cmd.String("trace-format"), e.stdout, trace.WriteOptions{
 				Meta: info.Meta, Extra: info.Extra, Layout: layout,
 				RowGroupRequests: int(cmd.Int64("row-group-requests")),
 			})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 
@@ -31,14 +32,17 @@ Arguments:
 Examples:
   audit events testdata/traces/basic.parquet
   audit events --per-request --framer sse testdata/traces/basic.jsonl`,
-		Flags: append([]cli.Flag{
-			formatFlag(),
+		Flags: slices.Concat(formatFlags(), []cli.Flag{
 			&cli.BoolFlag{Name: "per-request", Usage: "one row a request"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
-		}, limitFlags()...),
+		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")
+			if err != nil {
+				return err
+			}
+			format, err := outputFormat(cmd, textOrJSON...)
 			if err != nil {
 				return err
 			}
@@ -56,10 +60,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if cmd.String("format") == "json" {
-				return acc.writeJSON(e.stdout)
-			}
-			return acc.writeText(e.stdout)
+			return writeOutput(e, cmd, func(w io.Writer) error {
+				if format == "json" {
+					return acc.writeJSON(w)
+				}
+				return acc.writeText(w)
+			})
 		}),
 	}
 }

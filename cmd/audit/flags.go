@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -9,6 +13,7 @@ import (
 	"github.com/sseaudit/sseaudit/record"
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
+	"github.com/sseaudit/sseaudit/trace/tables"
 )
 
 // Flags and arguments the commands share, each read in one place.
@@ -34,10 +39,11 @@ func orList(xs []string) string {
 	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }
 
-// formatFlag is the --format of a command that writes text or JSON.
-func formatFlag() *cli.StringFlag {
-	return enumFlag("format", "text", "output: text or json", "text", "json")
-}
+// textOrJSON are the formats of a command that writes text or JSON.
+var textOrJSON = []string{"text", "json"}
+
+// formatFlags are -o and --format of a command that writes text or JSON.
+func formatFlags() []cli.Flag { return outputFlags("output: text or json", textOrJSON...) }
 
 func framerFlag() *cli.StringFlag {
 	return enumFlag("framer", string(replay.AISBench),
@@ -93,10 +99,77 @@ func oneArg(cmd *cli.Command, what string) (string, error) {
 
 // openTrace opens the trace named on the command line.
 func openTrace(e env, cmd *cli.Command, path, formatFlag string) (trace.Reader, error) {
-	if _, err := trace.LookupFormat(cmd.String(formatFlag), path); err != nil {
-		return nil, usagef("%s: %v", cmd.Name, err)
+	if hint := notATrace(path); hint != "" {
+		return nil, usagef("%s: %s: %s", cmd.Name, path, hint)
+	}
+	if _, err := lookupFormat(cmd, formatFlag, path); err != nil {
+		return nil, err
 	}
 	return trace.Open(path, trace.OpenOptions{Format: cmd.String(formatFlag), Limits: limitsFrom(cmd), Stdin: e.stdin})
+}
+
+// lookupFormat is the trace format of path: flag's (an input's --in-format,
+// an output's --trace-format), else its extension's; a usage error naming
+// the flag when neither says.
+func lookupFormat(cmd *cli.Command, flag, path string) (*trace.Format, error) {
+	f, err := trace.LookupFormat(cmd.String(flag), path)
+	switch {
+	case err == nil:
+		return f, nil
+	case cmd.String(flag) != "":
+		return nil, usagef("%s: --%s: %v", cmd.Name, flag, err)
+	}
+	return nil, usagef("%s: %s: cannot tell the trace format from the extension %q: want .parquet, .arrow, .arrows or .jsonl, or give --%s %s",
+		cmd.Name, path, filepath.Ext(path), flag, strings.Join(trace.Formats(), "|"))
+}
+
+// notATrace says what the file or folder at path is when it is another
+// tool's or another command's, and which command reads it: an AISBench
+// work_dir or details file, a folder of replay tables. "" when it may be a
+// trace.
+func notATrace(path string) string {
+	st, err := os.Stat(path)
+	if err != nil || path == "-" {
+		return ""
+	}
+	aisbenchHint := "this is an AISBench run: read it with 'audit import --from aisbench DIR -o trace.jsonl' (DIR the work_dir or its performances/<model> folder), or check its report with 'audit check --aisbench-dir DIR'"
+	if !st.IsDir() {
+		if strings.HasSuffix(filepath.Base(path), "_details.jsonl") || looksLikeAISBenchDetails(path) {
+			return "is AISBench's details file, not a trace; " + aisbenchHint
+		}
+		return ""
+	}
+	has := func(name string) bool {
+		_, err := os.Stat(filepath.Join(path, name))
+		return err == nil
+	}
+	switch {
+	case has(tables.RequestsFile) && has(tables.EventsFile):
+		return "is a folder of replay tables (audit replay --format parquet), not a trace: report on it with 'audit merge " + path + "'"
+	case has("performances") || has("predictions") || has("configs"):
+		return "is a folder, not a trace; " + aisbenchHint
+	}
+	if matches, _ := filepath.Glob(filepath.Join(path, "*_details.jsonl")); len(matches) > 0 {
+		return "is a folder, not a trace; " + aisbenchHint
+	}
+	return "is a folder: want a trace file (.parquet, .arrow, .arrows or .jsonl)"
+}
+
+// looksLikeAISBenchDetails says whether a .jsonl file's first line is an
+// AISBench details record (time points held in its database by reference).
+func looksLikeAISBenchDetails(path string) bool {
+	if !strings.EqualFold(filepath.Ext(path), ".jsonl") {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	line, _, _ := bytes.Cut(head[:n], []byte("\n"))
+	return bytes.Contains(line, []byte(`"__db_ref__"`)) || (bytes.Contains(line, []byte(`"db_name"`)) && bytes.Contains(line, []byte(`"data_abbr"`)))
 }
 
 // maxConcurrency is --max-concurrency, else the trace's metadata (info):
@@ -127,4 +200,10 @@ func maxConcurrencyFlag(cmd *cli.Command) (int, error) {
 		return 0, usagef("%s: --max-concurrency %d: want a positive integer", cmd.Name, c)
 	}
 	return c, nil
+}
+
+// traceOutFlag is the format of a trace a command writes (gen, convert,
+// import, split): named apart from --format, which is a rendered output's.
+func traceOutFlag() *cli.StringFlag {
+	return enumFlag("trace-format", "", "the trace format to write: "+strings.Join(trace.Formats(), ", ")+" (default: from the extension of -o)", trace.Formats()...)
 }

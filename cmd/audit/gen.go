@@ -47,7 +47,7 @@ Examples:
 			&cli.DurationFlag{Name: "itl", Value: 20 * time.Millisecond, Usage: "mean gap between reads"},
 			&cli.DurationFlag{Name: "min-gap", Value: time.Millisecond, Usage: "smallest gap between two reads (so that serve keeps read boundaries)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the trace to write (required; - is JSONL on stdout)"},
-			&cli.StringFlag{Name: "format", Usage: "output format (default: from the extension of -o)"},
+			traceOutFlag(),
 			&cli.Int64Flag{Name: "row-group-requests", Usage: "requests a Parquet row group or Arrow batch holds at most (default 1024)"},
 		},
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
@@ -71,10 +71,10 @@ Examples:
 			if err != nil {
 				return usagef("gen: %v", err)
 			}
-			if _, err := trace.LookupFormat(cmd.String("format"), out); err != nil {
-				return usagef("gen: %v", err)
+			if _, err := lookupFormat(cmd, "trace-format", out); err != nil {
+				return err
 			}
-			w, err := trace.Create(out, cmd.String("format"), e.stdout, trace.WriteOptions{
+			w, err := trace.Create(out, cmd.String("trace-format"), e.stdout, trace.WriteOptions{
 				Meta: meta, Extra: tracegen.Extra(), RowGroupRequests: int(cmd.Int64("row-group-requests")),
 			})
 			if err != nil {

@@ -62,6 +62,7 @@ Importers (--from):
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Usage: "the tool that wrote SRC: " + strings.Join(importerNames(), ", ")},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the trace to write (required)"},
+			traceOutFlag(),
 			&cli.IntFlag{Name: "max-concurrency", Usage: "the configured max concurrency C (overrides what the files say)"},
 			&cli.IntFlag{Name: "run", Usage: "vllm, sglang: the run (1-based) to import from a file of several appended runs"},
 		}, flags...),

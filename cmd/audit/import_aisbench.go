@@ -51,7 +51,7 @@ func importAISBench(_ context.Context, e env, cmd *cli.Command, src, out string)
 	for _, n := range run.Notes {
 		fmt.Fprintf(e.stderr, "audit: note: %s\n", n)
 	}
-	w, err := trace.Create(out, "", e.stdout, trace.WriteOptions{Meta: run.Meta(c), Extra: aisbench.ExtraColumns})
+	w, err := trace.Create(out, cmd.String("trace-format"), e.stdout, trace.WriteOptions{Meta: run.Meta(c), Extra: aisbench.ExtraColumns})
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func writeImported(e env, cmd *cli.Command, tool, src, out string, extra []trace
 	if _, ok := meta.Get(trace.KeyMaxConcurrency); !ok {
 		fmt.Fprintf(e.stderr, "audit: warning: %s: no max concurrency in the file and no --max-concurrency: the trace has no %s (the stable stage will need it)\n", src, trace.KeyMaxConcurrency)
 	}
-	w, err := trace.Create(out, "", e.stdout, trace.WriteOptions{Meta: meta, Extra: extra})
+	w, err := trace.Create(out, cmd.String("trace-format"), e.stdout, trace.WriteOptions{Meta: meta, Extra: extra})
 	if err != nil {
 		return fmt.Errorf("%s: %w", out, err)
 	}

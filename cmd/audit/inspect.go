@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -28,16 +29,18 @@ Arguments:
 Examples:
   audit inspect testdata/traces/basic.parquet
   audit inspect --format json testdata/traces/basic.jsonl`,
-		Flags: append([]cli.Flag{
-			formatFlag(),
+		Flags: slices.Concat(formatFlags(), []cli.Flag{
 			traceFormatFlag("in-format"),
-		}, limitFlags()...),
+		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")
 			if err != nil {
 				return err
 			}
-			out := cmd.String("format")
+			out, err := outputFormat(cmd, textOrJSON...)
+			if err != nil {
+				return err
+			}
 			r, err := openTrace(e, cmd, path, "in-format")
 			if err != nil {
 				return err
@@ -47,10 +50,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if out == "json" {
-				return s.writeJSON(e.stdout)
-			}
-			return s.writeText(e.stdout)
+			return writeOutput(e, cmd, func(w io.Writer) error {
+				if out == "json" {
+					return s.writeJSON(w)
+				}
+				return s.writeText(w)
+			})
 		}),
 	}
 }

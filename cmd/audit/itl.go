@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"io"
+	"slices"
 
 	"github.com/sseaudit/sseaudit/render"
 	"github.com/urfave/cli/v3"
@@ -36,14 +38,20 @@ Arguments:
 Examples:
   audit itl testdata/traces/basic.parquet
   audit itl --format json testdata/traces/basic.jsonl`,
-		Flags: append([]cli.Flag{
-			formatFlag(),
+		Flags: slices.Concat(formatFlags(), []cli.Flag{
 			&cli.IntFlag{Name: "max-concurrency", Usage: "the configured max concurrency C (overrides the trace's metadata)"},
 			&cli.StringFlag{Name: "stats", Usage: "AISBench's statistics columns for its ITL row, comma-separated"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
-		}, limitFlags()...),
+		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
+			format, err := outputFormat(cmd, textOrJSON...)
+			if err != nil {
+				return err
+			}
+			if err := checkStats(cmd); err != nil {
+				return err
+			}
 			b := reportBuild{}
 			if s := cmd.String("stats"); s != "" {
 				b.cfg.Stats = splitComma(s)
@@ -52,10 +60,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if cmd.String("format") == "json" {
-				return render.ITLJSON(e.stdout, rep)
-			}
-			return render.ITLText(e.stdout, rep)
+			return writeOutput(e, cmd, func(w io.Writer) error {
+				if format == "json" {
+					return render.ITLJSON(w, rep)
+				}
+				return render.ITLText(w, rep)
+			})
 		}),
 	}
 }

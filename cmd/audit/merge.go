@@ -20,7 +20,7 @@ import (
 
 // mergeReportFlags are the flags of audit report that merge takes too, with
 // report's own definitions.
-var mergeReportFlags = []string{"format", "output", "color", "aisbench-out", "max-concurrency", "stats", "slo", "min-window", "min-window-requests"}
+var mergeReportFlags = []string{"format", "output", "color", "summary", "stage", "width", "aisbench-out", "max-concurrency", "stats", "slo", "min-window", "min-window-requests"}
 
 func mergeCommand(e env) *cli.Command {
 	var flags []cli.Flag
@@ -78,6 +78,9 @@ Examples:
 				return err
 			}
 			defer m.close()
+			if m.meta.MaxConcurrency == 0 {
+				noMaxConcurrency(e, "merge", partials[0], tables.KeyMaxConcurrency)
+			}
 			var wb *whatif.Builder
 			var add func(record.Request)
 			if opts.format == "html" {
@@ -146,10 +149,6 @@ func openPartials(dirs []string, maxConcurrency int) (*partials, error) {
 		}
 	}
 	m.title = strings.Join(names, " + ")
-	if m.meta.MaxConcurrency == 0 {
-		m.close()
-		return nil, usagef("merge: %s has no %s: give --max-concurrency C (the stable stage needs it)", dirs[0], tables.KeyMaxConcurrency)
-	}
 	return m, nil
 }
 

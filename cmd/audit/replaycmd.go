@@ -47,8 +47,8 @@ Examples:
   audit replay --framer sse testdata/traces/basic.jsonl
   audit replay --format parquet --out-dir /tmp/basic-tables testdata/traces/basic.parquet`,
 		Flags: append([]cli.Flag{
-			enumFlag("format", "jsonl", "output: jsonl (one line a request, on stdout) or parquet (two tables in --out-dir)", "jsonl", "parquet"),
-			&cli.StringFlag{Name: "out-dir", Usage: "with --format parquet: the directory to write requests.parquet and events.parquet into (made if missing)"},
+			enumFlag("format", "jsonl", "output: jsonl (one line a request) or parquet (two tables in a directory)", "jsonl", "parquet"),
+			&cli.StringFlag{Name: "output", Aliases: []string{"o", "out-dir"}, Usage: "jsonl: write the lines to this file (atomically) instead of stdout; parquet: the directory to write requests.parquet and events.parquet into (made if missing)"},
 			&cli.IntFlag{Name: "max-concurrency", Usage: "with --format parquet: the configured max concurrency C to record (overrides the trace's metadata)"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
@@ -58,12 +58,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			format, dir := cmd.String("format"), cmd.String("out-dir")
+			format, dir := cmd.String("format"), cmd.String("output")
 			switch {
 			case format == "parquet" && dir == "":
-				return usagef("replay: --format parquet needs --out-dir DIR")
-			case format == "jsonl" && (dir != "" || cmd.IsSet("max-concurrency")):
-				return usagef("replay: --out-dir and --max-concurrency go with --format parquet")
+				return usagef("replay: --format parquet needs -o DIR (or --out-dir DIR)")
+			case format == "jsonl" && cmd.IsSet("max-concurrency"):
+				return usagef("replay: --max-concurrency goes with --format parquet")
 			}
 			r, err := openTrace(e, cmd, path, "in-format")
 			if err != nil {
@@ -73,16 +73,18 @@ Examples:
 			if format == "parquet" {
 				return writeReplayTables(cmd, r, dir)
 			}
-			bw := bufio.NewWriter(e.stdout)
 			opts := recordOptions(cmd)
 			opts.KeepReplay = true
-			err = record.Each(r, opts, func(rr *record.Replayed) error {
-				return writeReplayLine(bw, rr.Replay)
+			return writeOutput(e, cmd, func(w io.Writer) error {
+				bw := bufio.NewWriter(w)
+				err := record.Each(r, opts, func(rr *record.Replayed) error {
+					return writeReplayLine(bw, rr.Replay)
+				})
+				if ferr := bw.Flush(); err == nil {
+					err = ferr
+				}
+				return err
 			})
-			if ferr := bw.Flush(); err == nil {
-				err = ferr
-			}
-			return err
 		}),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +23,8 @@ import (
 	"github.com/sseaudit/sseaudit/record"
 	"github.com/sseaudit/sseaudit/render"
 	"github.com/sseaudit/sseaudit/render/htmlreport"
+	"github.com/sseaudit/sseaudit/samples"
+	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/whatif"
 )
 
@@ -86,11 +89,12 @@ Examples:
   audit report --format csv testdata/traces/basic.jsonl
   audit report --format html -o /tmp/report.html testdata/traces/basic.jsonl
   audit report --format markdown testdata/traces/basic.jsonl`,
-		Flags: append([]cli.Flag{
-			enumFlag("format", "text", "output: text, json, csv (every metric of both stages, AISBench's and sseaudit's), markdown, or html (one self-contained page with charts)",
-				"text", "json", "csv", "markdown", "html"),
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the output to this file instead of stdout"},
+		Flags: slices.Concat(outputFlags("output: text, json, csv (every metric of both stages, AISBench's and sseaudit's), markdown, or html (one self-contained page with charts)",
+			reportFormats...), []cli.Flag{
 			enumFlag("color", "auto", "colour the text output: auto (a terminal, NO_COLOR unset), always or never", "auto", "always", "never"),
+			&cli.BoolFlag{Name: "summary", Usage: "one screen: the figures most people read first (successes, duration, throughputs, TTFT, TPOT, ITL, E2EL), then where the rest is"},
+			&cli.StringFlag{Name: "stage", Usage: "show one stage only in text and markdown: total (whole) or stable (native)"},
+			&cli.IntFlag{Name: "width", Value: render.DefaultWidth, Usage: "the widest line of the text report: tables of both stages wider than this show one stage under the other (0: no limit)"},
 			&cli.StringFlag{Name: "aisbench-out", Usage: "write AISBench's result files for both stages into this folder"},
 			&cli.IntFlag{Name: "max-concurrency", Usage: "the configured max concurrency C (overrides the trace's metadata)"},
 			&cli.StringFlag{Name: "stats", Usage: "statistics, comma-separated (default Average,Min,Max,Median,P75,P90,P99): AISBench's table keeps those AISBench accepts; sseaudit's section computes any, P99.9 too, marked * when AISBench's table lacks it"},
@@ -99,7 +103,7 @@ Examples:
 			&cli.IntFlag{Name: "min-window-requests", Value: findings.DefaultThresholds.MinWindowRequests, Usage: "report a stable window with fewer requests than this"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
-		}, limitFlags()...),
+		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			o, err := reportOptionsFrom(cmd)
 			if err != nil {
@@ -107,7 +111,7 @@ Examples:
 			}
 			p := newReplayProgress(e.stderr)
 			defer p.done()
-			b := reportBuild{cfg: o.cfg, needC: true, progress: p, html: o.format == "html"}
+			b := reportBuild{cfg: o.cfg, progress: p, html: o.format == "html", noteNoC: true}
 			rep, err := b.run(e, cmd)
 			if err != nil {
 				return err
@@ -123,17 +127,43 @@ Examples:
 	}
 }
 
+// reportFormats are report's (and merge's) output formats, text first.
+var reportFormats = []string{"text", "json", "csv", "markdown", "html"}
+
 // reportOptions are the rendering choices and the audit configuration of
 // report's flags.
 type reportOptions struct {
 	format, color string
+	summary       bool
+	render        render.Options // the stage shown and the width (text, markdown)
 	cfg           audit.Config
 }
 
 // reportOptionsFrom checks report's flags on cmd and builds the audit
 // configuration they give.
 func reportOptionsFrom(cmd *cli.Command) (reportOptions, error) {
-	o := reportOptions{format: cmd.String("format"), color: cmd.String("color")}
+	o := reportOptions{color: cmd.String("color"), summary: cmd.Bool("summary")}
+	o.render.Width = cmd.Int("width")
+	if o.render.Width < 0 {
+		return o, usagef("%s: --width %d: want 0 (no limit) or more columns", cmd.Name, o.render.Width)
+	}
+	if s := cmd.String("stage"); s != "" {
+		st, err := aisbench.ParseStage(s)
+		if err != nil {
+			return o, usagef("%s: --stage %q: want total (whole) or stable (native)", cmd.Name, s)
+		}
+		o.render.Stage = st
+	}
+	var err error
+	if o.format, err = outputFormat(cmd, reportFormats...); err != nil {
+		return o, err
+	}
+	if err := checkStats(cmd); err != nil {
+		return o, err
+	}
+	if o.summary && o.format != "text" && o.format != "markdown" {
+		return o, usagef("%s: --summary goes with text (or markdown) output, not %s", cmd.Name, o.format)
+	}
 	if s := cmd.String("stats"); s != "" {
 		o.cfg.Stats = splitComma(s)
 	}
@@ -196,19 +226,18 @@ func writeReport(e env, cmd *cli.Command, rep *audit.Report, o reportOptions, ht
 		case "csv":
 			return render.CSV(w, rep)
 		case "markdown":
-			return render.Markdown(w, rep)
+			return render.MarkdownWith(w, rep, o.render)
 		case "html":
 			return htmlreport.Write(w, rep, html)
 		}
-		if o.color == "always" || (o.color == "auto" && cmd.String("output") == "" && wantColor(e.stdout)) {
-			return render.TextColor(w, rep)
+		opts := o.render
+		opts.Color = o.color == "always" || (o.color == "auto" && cmd.String("output") == "" && wantColor(e.stdout))
+		if o.summary {
+			return render.Summary(w, rep, opts)
 		}
-		return render.Text(w, rep)
+		return render.TextWith(w, rep, opts)
 	}
-	if path := cmd.String("output"); path != "" {
-		return atomicfile.WriteFile(path, write)
-	}
-	return write(e.stdout)
+	return writeOutput(e, cmd, write)
 }
 
 // reportBuild replays every request of a command's TRACE and builds its
@@ -217,11 +246,11 @@ func writeReport(e env, cmd *cli.Command, rep *audit.Report, o reportOptions, ht
 type reportBuild struct {
 	cfg audit.Config
 	// needC: an unknown C is a usage error (else the stable stage has no
-	// numbers).
-	needC    bool
-	progress *replayProgress
-	html     bool            // also the what-if of the default policies
-	whatIf   *whatif.Builder // with html, once C is known
+	// numbers); noteNoC: an unknown C is said on stderr.
+	needC, noteNoC bool
+	progress       *replayProgress
+	html           bool            // also the what-if of the default policies
+	whatIf         *whatif.Builder // with html, once C is known
 }
 
 // run replays every request of the command's TRACE with the chosen framer
@@ -246,6 +275,9 @@ func (b *reportBuild) run(e env, cmd *cli.Command) (*audit.Report, error) {
 	c, err := maxConcurrency(cmd, r.Info(), b.needC)
 	if err != nil {
 		return nil, err
+	}
+	if c == 0 && b.noteNoC {
+		noMaxConcurrency(e, cmd.Name, path, trace.KeyMaxConcurrency)
 	}
 	b.cfg.MaxConcurrency = c
 	if b.html {
@@ -274,6 +306,11 @@ func (b *reportBuild) run(e env, cmd *cli.Command) (*audit.Report, error) {
 	_ = r.Close()
 	r = nil
 	return finalize(ab)
+}
+
+// noMaxConcurrency says on stderr that only the whole stage has numbers.
+func noMaxConcurrency(e env, command, path, key string) {
+	fmt.Fprintf(e.stderr, "audit: %s: %s has no %s: the whole (total) stage is reported; the native (stable) stage needs --max-concurrency C\n", command, path, key)
 }
 
 // finalizeGCPercent is the collector's GOGC while Finalize runs. Its live
@@ -355,4 +392,22 @@ func isTerminal(w io.Writer) bool {
 		return false
 	}
 	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// checkStats refuses a --stats list with a name neither AISBench nor
+// sseaudit computes (a mistyped "p99" would silently shrink AISBench's
+// table): a usage error naming the accepted spellings. Names sseaudit
+// computes and AISBench's table does not (P99.9) are kept: AISBench's
+// files then show what AISBench would have made of them.
+func checkStats(cmd *cli.Command) error {
+	s := cmd.String("stats")
+	if s == "" {
+		return nil
+	}
+	for _, name := range splitComma(s) {
+		if _, ok := samples.ParseStatistic(name); !ok {
+			return usagef("%s: --stats: unknown statistic %q: want Average, Min, Max, Median, Pnn (P1 to P99, as AISBench's table takes them) or a percentile such as P99.9 (sseaudit's figures)", cmd.Name, name)
+		}
+	}
+	return nil
 }

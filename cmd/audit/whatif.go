@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -47,16 +49,19 @@ Examples:
   audit whatif testdata/traces/basic.parquet
   audit whatif --policy no-usage-tail --policy keep=content,reasoning --per-request testdata/traces/basic.jsonl
   audit whatif --format json --policy content testdata/traces/basic.arrow`,
-		Flags: append([]cli.Flag{
+		Flags: slices.Concat(formatFlags(), []cli.Flag{
 			&cli.StringSliceFlag{Name: "policy", Usage: "a what-if policy (repeatable): aisbench, content, text, no-usage-tail, no-role or keep=CLASS,..."},
 			&cli.BoolFlag{Name: "per-request", Usage: "list every request's tm, E2E and TPOT under every policy"},
-			formatFlag(),
 			&cli.IntFlag{Name: "max-concurrency", Usage: "the configured max concurrency C (overrides the trace's metadata)"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
-		}, limitFlags()...),
+		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")
+			if err != nil {
+				return err
+			}
+			format, err := outputFormat(cmd, textOrJSON...)
 			if err != nil {
 				return err
 			}
@@ -106,10 +111,12 @@ Examples:
 				return fmt.Errorf("%s: %w", r.Info().Path, err)
 			}
 			opt := whatif.RenderOptions{PerRequest: cmd.Bool("per-request")}
-			if cmd.String("format") == "json" {
-				return res.WriteJSON(e.stdout, opt)
-			}
-			return res.WriteText(e.stdout, opt)
+			return writeOutput(e, cmd, func(w io.Writer) error {
+				if format == "json" {
+					return res.WriteJSON(w, opt)
+				}
+				return res.WriteText(w, opt)
+			})
 		}),
 	}
 }

@@ -9,7 +9,9 @@ then the Stable one, as the oracle runs them: the files left are the last
 calculator's that succeeded). What each calculator wrote is also kept in
 CASE/expected/<stage>.csv, .json (or .error) for the byte-for-byte tests.
 
-    AISB_SRC=/work/aisb_src /usr/bin/python3 testdata/aisbench/make.py
+    AISB_SRC=SRC_DIR /usr/bin/python3 testdata/aisbench/make.py
+
+(SRC_DIR: the AISBench source extracted as ../shared/oracle/README.md says.)
 
 Cases:
   basic      C=2, 12 requests, both stages; tampered/ holds three reports of

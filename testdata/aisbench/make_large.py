@@ -3,7 +3,7 @@
 `audit check` on (docs/check.md records the figures). Not committed: 100,000
 requests make a few hundred MB.
 
-    AISB_SRC=/work/aisb_src /usr/bin/python3 testdata/aisbench/make_large.py N WORK_DIR [--summarize]
+    AISB_SRC=SRC_DIR /usr/bin/python3 testdata/aisbench/make_large.py N WORK_DIR [--summarize]
 
 The records and arrays are written by AISBench's own output handler (the
 oracle's write_workdir: RequestOutput.get_metrics -> np.save into SQLite ->

@@ -1,8 +1,10 @@
 """Checks that the classify_test.go expectations (json accepted, parse_stream_response raises)
 are what Python and AISBench's real VLLMCustomAPIChat do. Run from replay/."""
 import re, json, sys, asyncio, os
-sys.path.insert(0, os.environ.get("ORACLE", "/work/shared/oracle"))
-os.environ.setdefault("AISB_SRC", "/work/aisb_src")
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.environ.get("ORACLE") or os.path.join(HERE, "..", "..", "..", "..", "shared", "oracle"))
+if "AISB_SRC" not in os.environ:
+    sys.exit("set AISB_SRC to the extracted AISBench source (../shared/oracle/README.md)")
 import aisb_env
 L = aisb_env.load()
 src = open("classify_test.go").read()

@@ -1,11 +1,12 @@
 #!/bin/sh
 # Regenerates AISBench's own results for the replay package's trace cases.
-# Needs the AISBench source extracted (see /work/shared/oracle/README.md):
-#   AISB_SRC=/work/aisb_src ORACLE=/work/shared/oracle ./regen.sh
+# Needs the AISBench source extracted (see ../shared/oracle/README.md, the
+# shared folder beside the checkout):
+#   AISB_SRC=SRC_DIR ./regen.sh     (ORACLE= another oracle folder)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-src=${AISB_SRC:-/work/aisb_src}
-oracle=${ORACLE:-/work/shared/oracle}
+src=${AISB_SRC:?set AISB_SRC to the extracted AISBench source}
+oracle=${ORACLE:-$here/../../../../shared/oracle}
 cases="$here/../../../replay/testdata"
 (cd "$cases" && /usr/bin/python3 gen_cases.py)
 for trace in "$cases"/*.jsonl; do

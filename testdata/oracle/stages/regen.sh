@@ -1,12 +1,12 @@
 #!/bin/sh
 # Regenerate the audit package's stage goldens from AISBench itself.
-#   AISB_SRC=/work/aisb_src ./regen.sh
+#   AISB_SRC=SRC_DIR ./regen.sh   (the AISBench source extracted as ../shared/oracle/README.md says)
 # For each <case>.input.json: <case>.oracle.json = oracle.py's output (both
 # calculators) plus "numpy_raw", the unrounded statistics (see numpy_raw.py), or
 # {"summarizer_error": ...} when AISBench stops before its calculators run.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-oracle=${ORACLE:-/work/shared/oracle/oracle.py}
+oracle=${ORACLE:-$here/../../../../shared/oracle/oracle.py}
 : "${AISB_SRC:?set AISB_SRC to the extracted AISBench source}"
 export AISB_SRC
 cd "$here"

@@ -2,7 +2,7 @@
 // sseaudit trace made by apache-arrow (JavaScript), so that the Go reader is
 // tested on a file another Arrow implementation wrote.
 //
-//   NODE_PATH=/work/node-tools/node_modules node make-arrowjs.mjs
+//   NODE_PATH=~/.cache/sseaudit-node/node_modules node make-arrowjs.mjs
 //
 // The module is found through NODE_PATH (or ARROW_JS_MODULES, a
 // node_modules directory), since ES modules ignore NODE_PATH themselves.

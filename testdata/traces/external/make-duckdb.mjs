@@ -11,7 +11,7 @@
 //
 // Run from anywhere, pointing at a node_modules holding @duckdb/node-api:
 //
-//   SSEAUDIT_NODE_MODULES=/work/node-tools/node_modules node make-duckdb.mjs [outdir]
+//   SSEAUDIT_NODE_MODULES=~/.cache/sseaudit-node/node_modules node make-duckdb.mjs [outdir]
 //
 // (NODE_PATH works too; ESM imports ignore it, so the module is resolved
 // from that directory explicitly.)

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/sseaudit/sseaudit/internal/shared"
 )
 
 // Env names a folder laid out as shared/corpus/real-imports.
@@ -20,25 +22,15 @@ func Root() string {
 	if d := os.Getenv(Env); d != "" {
 		return d
 	}
-	dir, err := os.Getwd()
-	if err != nil {
+	root := shared.Root()
+	if root == "" {
 		return ""
 	}
-	// The checkout's root holds go.mod; shared/ sits beside it.
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			d := filepath.Join(filepath.Dir(dir), "shared", "corpus", "real-imports")
-			if st, err := os.Stat(d); err == nil && st.IsDir() {
-				return d
-			}
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
+	d := filepath.Join(root, "corpus", "real-imports")
+	if st, err := os.Stat(d); err == nil && st.IsDir() {
+		return d
 	}
+	return ""
 }
 
 // Path is a file of the corpus (tool/source/name). Without the corpus the
@@ -55,7 +47,7 @@ func Path(t testing.TB, tool, source, name string) string {
 	if _, err := os.Stat(p); err == nil {
 		return p
 	}
-	if os.Getenv("CI") != "" {
+	if shared.Required() {
 		t.Fatalf("no %s/%s/%s in the real-imports corpus %s", tool, source, name, root)
 	}
 	t.Skipf("no %s/%s/%s in the real-imports corpus %s", tool, source, name, root)

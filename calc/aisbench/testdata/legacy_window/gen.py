@@ -5,7 +5,10 @@ from AISBench's git history, never copied here) on random start/end times, and
 writes what it selects: the request ids (positions among successful requests,
 in its order) and stage_section, or the error.
 
-    /usr/bin/python3 gen.py /work/.mirror/AISBench+benchmark/repo > windows.json
+    /usr/bin/python3 gen.py GIT_DIR > windows.json
+
+GIT_DIR: AISBench's git directory (the search tool's `fetch github:AISBench/benchmark`
+answers with its path).
 """
 import ast
 import json

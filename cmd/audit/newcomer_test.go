@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Issue 20, the newcomer's path: each item through the CLI (exit code,
+// stderr, the file written).
+
+// Item 1: the README's build command writes the binary where no package
+// lives (go build -o audit put it inside the audit/ package folder).
+func TestIssue20ReadmeBuildsOutsidePackages(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	builds := regexp.MustCompile("go build -o (\\S+) \\./cmd/audit").FindAllStringSubmatch(string(readme), -1)
+	if len(builds) == 0 {
+		t.Fatal("README gives no go build -o command")
+	}
+	for _, m := range builds {
+		out := m[1]
+		if st, err := os.Stat(out); err == nil && st.IsDir() {
+			t.Errorf("README: go build -o %s names a folder: the binary would land inside it", out)
+		}
+		if goFiles, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "*.go")); len(goFiles) > 0 {
+			t.Errorf("README: go build -o %s writes into a package folder (%s)", out, filepath.Dir(out))
+		}
+	}
+	// Item 2: the first build's cost is said, with the ways around it.
+	for _, want := range []string{"go install", "scripts/build-release.sh", "first build"} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README does not mention %q", want)
+		}
+	}
+}
+
+// Item 3: one rule for every command's output: -o FILE, the format from
+// its extension unless --format says otherwise; an extension naming no
+// format of the command is a usage error naming --format.
+func TestIssue20OutputRule(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join("testdata", "traces", "basic.parquet")
+	for _, c := range []struct {
+		args  []string
+		file  string
+		start string // what the file written starts with
+	}{
+		{[]string{"report", "-o", "r.html", trace}, "r.html", "<!DOCTYPE html>"},
+		{[]string{"report", "-o", "r.json", trace}, "r.json", "{"},
+		{[]string{"report", "-o", "r.md", trace}, "r.md", "**Requests:**"},
+		{[]string{"report", "-o", "r.csv", trace}, "r.csv", "metric,source,stage"},
+		{[]string{"report", "--format", "json", "-o", "r.txt", trace}, "r.txt", "{"},
+		{[]string{"itl", "-o", "i.json", trace}, "i.json", "{"},
+		{[]string{"whatif", "-o", "w.json", trace}, "w.json", "{"},
+		{[]string{"events", "-o", "e.txt", trace}, "e.txt", "framer aisbench"},
+		{[]string{"inspect", "-o", "n.json", trace}, "n.json", "{"},
+		{[]string{"replay", "-o", "p.jsonl", trace}, "p.jsonl", `{"request_id"`},
+		{[]string{"gen", "--requests", "2", "-o", "g.arrows", "--trace-format", "jsonl"}, "g.arrows", `{"run"`},
+		{[]string{"convert", "--trace-format", "jsonl", "-o", "c.bin", trace}, "c.bin", `{"run"`},
+	} {
+		for i, a := range c.args {
+			if i > 0 && c.args[i-1] == "-o" {
+				c.args[i] = filepath.Join(dir, a)
+			}
+		}
+		stdout, stderr, code := runCLI(t, "", c.args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d: %s", c.args, code, stderr)
+			continue
+		}
+		if c.args[0] != "gen" && c.args[0] != "convert" && stdout != "" {
+			t.Errorf("%v: wrote to stdout too: %.80q", c.args, stdout)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, c.file))
+		if err != nil || !strings.HasPrefix(string(b), c.start) {
+			t.Errorf("%v: %s starts %.40q (%v), want %q", c.args, c.file, b, err, c.start)
+		}
+	}
+	_, stderr, code := runCLI(t, "", "itl", "-o", filepath.Join(dir, "x.xml"), trace)
+	if code != 2 || !strings.Contains(stderr, "--format") || !strings.Contains(stderr, ".xml") {
+		t.Errorf("-o x.xml: exit %d, stderr %q; want a usage error naming .xml and --format", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.xml")); err == nil {
+		t.Error("a refused -o left a file")
+	}
+}
+
+// Item 4: report without C shows the whole stage and says on stderr what the
+// native stage needs (exit 0); pointed at another tool's or command's files,
+// it names the command that reads them.
+func TestIssue20ReportWithoutC(t *testing.T) {
+	noC := filepath.Join(t.TempDir(), "noc.jsonl")
+	lines, err := os.ReadFile(filepath.Join("testdata", "traces", "basic.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(lines), "\n") // without the run line: no C
+	if err := os.WriteFile(noC, []byte(rest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, "", "report", noC)
+	if code != 0 || !strings.Contains(stdout, "whole (total)") || !strings.Contains(stdout, "E2EL") ||
+		!strings.Contains(stderr, "needs --max-concurrency") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	tables := filepath.Join(t.TempDir(), "tables")
+	if _, stderr, code := runCLI(t, "", "replay", "--format", "parquet", "-o", tables, filepath.Join("testdata", "traces", "basic.parquet")); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, c := range []struct{ path, want string }{
+		{filepath.Join("testdata", "aisbench", "basic"), "audit import --from aisbench"},
+		{filepath.Join("testdata", "aisbench", "basic", "performances", "model", "ds_details.jsonl"), "audit import --from aisbench"},
+		{tables, "audit merge " + tables},
+	} {
+		_, stderr, code := runCLI(t, "", "report", c.path)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("report %s: exit %d, stderr %q; want %q", c.path, code, stderr, c.want)
+		}
+	}
+}
+
+// Item 5: a statistic no one computes is a usage error naming the
+// spellings; one AISBench's table lacks but sseaudit computes is kept.
+func TestIssue20Stats(t *testing.T) {
+	trace := filepath.Join("testdata", "traces", "basic.parquet")
+	for _, cmd := range []string{"report", "itl"} {
+		_, stderr, code := runCLI(t, "", cmd, "--stats", "Average,p99", trace)
+		if code != 2 || !strings.Contains(stderr, `"p99"`) || !strings.Contains(stderr, "P99.9") {
+			t.Errorf("%s --stats p99: exit %d, stderr %q", cmd, code, stderr)
+		}
+	}
+	stdout, _, code := runCLI(t, "", "report", "--stats", "Average,P99.9", trace)
+	if code != 0 || !strings.Contains(stdout, "P99.9*") {
+		t.Errorf("--stats P99.9: exit %d", code)
+	}
+}
+
+// Item 6: the text report fits 120 columns by default on every findings
+// trace; --stage shows one stage; --summary is one screen.
+func TestIssue20FitsAndSummary(t *testing.T) {
+	traces, _ := filepath.Glob(filepath.Join("testdata", "traces", "findings", "*.jsonl"))
+	traces = append(traces, filepath.Join("testdata", "traces", "basic.parquet"))
+	for _, tr := range traces {
+		stdout, stderr, code := runCLI(t, "", "report", "--min-window", "1s", tr)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tr, code, stderr)
+		}
+		sc := bufio.NewScanner(strings.NewReader(stdout))
+		for n := 1; sc.Scan(); n++ {
+			if w := utf8.RuneCountInString(sc.Text()); w > 120 {
+				t.Errorf("%s line %d is %d columns: %q", tr, n, w, sc.Text())
+			}
+		}
+		summary, _, code := runCLI(t, "", "report", "--summary", tr)
+		if lines := strings.Count(summary, "\n"); code != 0 || lines > 40 || !strings.Contains(summary, "Mean TTFT") {
+			t.Errorf("%s --summary: exit %d, %d lines", tr, code, lines)
+		}
+	}
+	stdout, _, _ := runCLI(t, "", "report", "--stage", "native", filepath.Join("testdata", "traces", "basic.parquet"))
+	if strings.Contains(stdout, "whole (total)") || !strings.Contains(stdout, "native (stable)") {
+		t.Errorf("--stage native shows the whole stage:\n%s", stdout)
+	}
+	if _, stderr, code := runCLI(t, "", "report", "--summary", "--format", "json", filepath.Join("testdata", "traces", "basic.parquet")); code != 2 {
+		t.Errorf("--summary --format json: exit %d, %s", code, stderr)
+	}
+}
+
+// Item 9: the CSV holds the common metrics of each stage.
+func TestIssue20CSVCommonMetrics(t *testing.T) {
+	stdout, _, code := runCLI(t, "", "report", "--format", "csv", filepath.Join("testdata", "traces", "basic.parquet"))
+	for _, want := range []string{"Benchmark Duration,aisbench,total,ms,,,2012,", "Concurrency,aisbench,stable,", "Request Throughput,aisbench,total,req/s,", "Output Token Throughput,aisbench,stable,token/s,"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("CSV lacks %q", want)
+		}
+	}
+}
+
+// Item 13: no file of the repository names a path of one machine; what lies
+// outside it is found relative to it (../shared beside the checkout).
+func TestIssue20NoMachinePaths(t *testing.T) {
+	root := "." // TestMain runs the tests from the repository's root
+	machine := regexp.MustCompile(`(^|[\s"'=(:])/(work|root|home/[a-z][\w-]*)/`)
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "bin") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if info, err := d.Info(); err != nil || !info.Mode().IsRegular() || info.Size() > 4<<20 || strings.HasSuffix(path, ".got") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || !utf8.Valid(b) {
+			return err
+		}
+		for n, line := range strings.Split(string(b), "\n") {
+			if machine.MatchString(line) {
+				t.Errorf("%s:%d names a machine's path: %.120s", path, n+1, strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
