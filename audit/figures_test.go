@@ -161,6 +161,52 @@ func TestDistributions(t *testing.T) {
 	}
 }
 
+// The bins follow the data (issue 20): at least figures.MinBins of them
+// across the range of the positive samples, and the counts still those of
+// binning by hand. Intervals of 10 to 30 ms, as a chat run has, once fell
+// in five bins of ten a decade.
+func TestDistributionBinsFollowData(t *testing.T) {
+	narrow := audit.NewBuilder(audit.Config{MaxConcurrency: 2, KeepITLSamples: true})
+	out := int64(40)
+	for i := range 20 {
+		s := float64(i) * 0.5
+		tp := []float64{s, s + 0.1}
+		for j := range 40 {
+			tp = append(tp, tp[len(tp)-1]+0.010+0.020*float64((i*41+j*17)%97)/96) // 10 to 30 ms
+		}
+		narrow.Add(record.Request{Success: true, TimePoints: tp, InputTokens: &out, OutputTokens: &out})
+	}
+	narrowRep, err := narrow.Finalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	basic, _ := reportOf(t, "../testdata/traces/basic.jsonl", audit.Config{})
+	for _, c := range []struct {
+		name      string
+		rep       *audit.Report
+		perDecade int
+	}{{"10-30 ms", narrowRep, 50}, {"basic.jsonl: 1 to 27 ms", basic, 20}} {
+		for _, d := range c.rep.Figures.Distributions {
+			values := c.rep.Stage(d.Stage).Metric(metric.ITL).Values
+			lo, hi := math.Inf(1), 0.0
+			for _, x := range values {
+				if x > 0 {
+					lo, hi = min(lo, x), max(hi, x)
+				}
+			}
+			across := float64(d.BinsPerDecade) * math.Log10(hi/lo)
+			if d.BinsPerDecade != c.perDecade || across < figures.MinBins {
+				t.Errorf("%s %s: %d bins a decade, %.1f across [%v, %v]; want %d a decade, %d or more across", c.name, d.Stage, d.BinsPerDecade, across, lo, hi, c.perDecade, figures.MinBins)
+			}
+			want, zero := binByHand(d.Edges, values)
+			if !slices.Equal(d.ITL.Counts, want) || d.ITL.Zero != zero {
+				t.Errorf("%s %s: counts %v zero %d, want %v zero %d", c.name, d.Stage, d.ITL.Counts, d.ITL.Zero, want, zero)
+			}
+			t.Logf("%s %s: intervals in [%.4g, %.4g] s: %d bins at %d a decade", c.name, d.Stage, lo, hi, len(d.Edges)-1, d.BinsPerDecade)
+		}
+	}
+}
+
 // The timelines of a small run hold every request; the event that sets tm
 // of a usage-tail run is the usage-only event.
 func TestTimelinesUsageTail(t *testing.T) {

@@ -157,10 +157,15 @@ const (
 // logarithmic bins.
 type DistributionPair struct {
 	Stage aisbench.Stage
-	// Edges are the bin edges in seconds, ten a decade (10^(k/10)); bin i is
-	// [Edges[i], Edges[i+1]).
-	Edges []float64
-	ITL   *Distribution
+	// Edges are the bin edges in seconds, BinsPerDecade a decade
+	// (10^(k/BinsPerDecade)); bin i is [Edges[i], Edges[i+1]). The bins
+	// follow the data: BinsPerDecade is the first of 10, 20, 50, 100, ...
+	// that puts at least MinBins bins across the positive samples' range
+	// (ten a decade over two decades or more; 50 a decade for samples from
+	// 10 to 30 ms), with bins no narrower than BinResolution (logBins).
+	Edges         []float64
+	BinsPerDecade int
+	ITL           *Distribution
 	// Content is ContentUpdateInterval; nil when the stage has none.
 	Content *Distribution
 }
@@ -426,15 +431,11 @@ func Distributions(st *aisbench.StageResult, sse *ssemetrics.StageResult, facts 
 			}
 		}
 	}
-	p := &DistributionPair{Stage: st.Stage}
+	p := &DistributionPair{Stage: st.Stage, BinsPerDecade: binsPerDecade[0]}
 	if !math.IsInf(lo, 1) {
-		k0 := int(math.Floor(10 * math.Log10(lo)))
-		k1 := int(math.Floor(10*math.Log10(hi))) + 1
-		for k := k0; k <= k1; k++ {
-			p.Edges = append(p.Edges, math.Pow(10, float64(k)/10))
-		}
+		p.Edges, p.BinsPerDecade = logBins(lo, hi)
 	}
-	edges := newEdgeIndex(p.Edges, lo, hi)
+	edges := newEdgeIndex(p.Edges, lo, hi, p.BinsPerDecade)
 	bins := max(len(p.Edges)-1, 0)
 	binInto := func(h *histogram, xs []float64) {
 		for _, x := range xs {
@@ -496,6 +497,62 @@ func Distributions(st *aisbench.StageResult, sse *ssemetrics.StageResult, facts 
 	return p
 }
 
+// MinBins is the fewest bins a histogram puts across its samples' range
+// (when they are not all one value), and BinResolution, in seconds, the
+// narrowest bin, about the precision of time points as float seconds since
+// the epoch (2.4e-7 s apart): samples closer than it are one value.
+const (
+	MinBins       = 20
+	BinResolution = 1e-6
+)
+
+// binsPerDecade are the densities of the histograms' logarithmic bins,
+// coarsest first: 10, 20, 50, 100, ... 10^9 a decade (bins 2.3e-9 of
+// their value wide, far wider than float64's spacing).
+var binsPerDecade = func() []int {
+	var out []int
+	for p := 10; p <= 1e9; p *= 10 {
+		out = append(out, p, 2*p, 5*p)
+	}
+	return out[:len(out)-2]
+}()
+
+// logBins are the edges of the coarsest bins of binsPerDecade, b a decade
+// at 10^(k/b), at least MinBins of which fit across [lo, hi] (positive:
+// b·log10(hi/lo) >= MinBins), from the last edge at or below lo to the
+// first above hi; but no finer than bins BinResolution wide at lo (fewer
+// bins then), and ten a decade for samples all within BinResolution.
+func logBins(lo, hi float64) (edges []float64, perDecade int) {
+	for i, b := range binsPerDecade {
+		finer := i+1 < len(binsPerDecade) && lo*(math.Pow(10, 1/float64(binsPerDecade[i+1]))-1) >= BinResolution
+		if float64(b)*math.Log10(hi/lo) < MinBins && hi-lo >= BinResolution && finer {
+			continue
+		}
+		edge := func(k int) float64 { return math.Pow(10, float64(k)/float64(b)) }
+		k0 := int(math.Floor(float64(b) * math.Log10(lo)))
+		k1 := int(math.Floor(float64(b)*math.Log10(hi))) + 1
+		// Pow and Log10 round: put the edges where the rule says exactly.
+		for edge(k0) > lo {
+			k0--
+		}
+		for edge(k0+1) <= lo {
+			k0++
+		}
+		for edge(k1) <= hi {
+			k1++
+		}
+		for k1-1 > k0 && edge(k1-1) > hi {
+			k1--
+		}
+		edges = make([]float64, 0, k1-k0+1)
+		for k := k0; k <= k1; k++ {
+			edges = append(edges, edge(k))
+		}
+		return edges, b
+	}
+	panic("unreachable")
+}
+
 // histogram is counts of samples in bins, the zeros apart.
 type histogram struct {
 	counts []int
@@ -506,25 +563,29 @@ func newHistogram(bins int) histogram { return histogram{counts: make([]int, bin
 
 // edgeIndex finds the last of ascending edges at or below a sample without a
 // binary search for the samples in [lo, hi], positive and finite: a
-// positive float's bits grow with it, so their top 16 (exponent and 4
-// mantissa bits, a 16th of an octave) index a table of the answer at each
-// cell's smallest value, and a step or two up the edges finishes (edges a
-// tenth of a decade apart are 0.3 octave apart).
+// positive float's bits grow with it, so their top 12+m (exponent and m
+// mantissa bits, a 2^m-th of an octave) index a table of the answer at each
+// cell's smallest value, and a step or two up the edges finishes. m grows
+// with the bins' density so that a bin spans about three cells or more
+// (m = 4 for ten bins a decade, 0.3 octave apart; 6 for 50 a decade).
 type edgeIndex struct {
 	edges    []float64
 	lo, hi   float64
+	shift    uint // 52 - m
 	firstBin uint64
 	atCell   []int // the last edge at or below each cell's smallest value; -1 for none
 }
 
-func newEdgeIndex(edges []float64, lo, hi float64) edgeIndex {
+func newEdgeIndex(edges []float64, lo, hi float64, perDecade int) edgeIndex {
 	e := edgeIndex{edges: edges, lo: lo, hi: hi}
 	if len(edges) == 0 || !(lo > 0) || math.IsInf(hi, 1) {
 		return e // no fast path
 	}
-	e.firstBin = math.Float64bits(lo) >> 48
-	for c := e.firstBin; c <= math.Float64bits(hi)>>48; c++ {
-		e.atCell = append(e.atCell, e.search(math.Float64frombits(c<<48)))
+	m := max(4, int(math.Ceil(math.Log2(float64(perDecade)))))
+	e.shift = uint(52 - min(m, 40))
+	e.firstBin = math.Float64bits(lo) >> e.shift
+	for c := e.firstBin; c <= math.Float64bits(hi)>>e.shift; c++ {
+		e.atCell = append(e.atCell, e.search(math.Float64frombits(c<<e.shift)))
 	}
 	return e
 }
@@ -535,7 +596,7 @@ func (e edgeIndex) lastAtOrBelow(x float64) int {
 	if e.atCell == nil || !(x >= e.lo && x <= e.hi) {
 		return e.search(x)
 	}
-	i := e.atCell[math.Float64bits(x)>>48-e.firstBin]
+	i := e.atCell[math.Float64bits(x)>>e.shift-e.firstBin]
 	for i+1 < len(e.edges) && e.edges[i+1] <= x {
 		i++
 	}

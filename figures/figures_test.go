@@ -2,28 +2,80 @@ package figures
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
 // edgeIndex's table finds the edge a binary search finds, edges themselves
-// and values beside them included.
+// and values beside them included, at every bin density.
 func TestEdgeIndex(t *testing.T) {
-	var edges []float64
-	for k := -60; k <= 10; k++ {
-		edges = append(edges, math.Pow(10, float64(k)/10))
+	for _, c := range []struct {
+		perDecade int
+		lo, hi    float64
+	}{{10, 1.3e-6, 9.7}, {50, 0.0101, 0.0299}, {10000, 0.02, 0.0201}, {20000, 0.02, 0.02001}} {
+		edges, b := logBins(c.lo, c.hi)
+		if b != c.perDecade {
+			t.Errorf("[%v, %v]: %d bins a decade, want %d", c.lo, c.hi, b, c.perDecade)
+		}
+		e := newEdgeIndex(edges, c.lo, c.hi, b)
+		xs := []float64{c.lo, c.hi, math.NaN(), c.lo / 2, c.hi * 2}
+		for _, x := range edges {
+			xs = append(xs, x, math.Nextafter(x, 0), math.Nextafter(x, 100))
+		}
+		for i := range 100000 {
+			xs = append(xs, c.lo*math.Pow(c.hi/c.lo, float64(i)/100000))
+		}
+		for _, x := range xs {
+			if got, want := e.lastAtOrBelow(x), e.search(x); got != want {
+				t.Errorf("%d a decade, %v: edge %d, binary search %d", b, x, got, want)
+			}
+		}
 	}
-	lo, hi := 1.3e-6, 9.7
-	e := newEdgeIndex(edges, lo, hi)
-	xs := []float64{lo, hi, math.NaN(), 0.5e-6, 20}
-	for _, x := range edges {
-		xs = append(xs, x, math.Nextafter(x, 0), math.Nextafter(x, 100))
-	}
-	for i := range 100000 {
-		xs = append(xs, lo*math.Pow(hi/lo, float64(i)/100000))
-	}
-	for _, x := range xs {
-		if got, want := e.lastAtOrBelow(x), e.search(x); got != want {
-			t.Errorf("%v: edge %d, binary search %d", x, got, want)
+}
+
+// The bins follow the data: at least MinBins across the range, ten a
+// decade when that is enough, the first edge at or below the smallest
+// sample and the last above the largest.
+func TestLogBins(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi          float64
+		perDecade, bins int
+	}{
+		{0.010, 0.030, 50, 24},             // chat: 10 to 30 ms
+		{0.0001, 0.027, 10, 25},            // 0.1 to 27 ms: 2.4 decades
+		{0.001, 0.1, 10, 21},               // exactly two decades: both edges on a decade
+		{0.02, 0.02, 10, 1},                // one value
+		{0.25, 0.25000000000000006, 10, 1}, // one value and float64's noise (1.45 - 1.2 against 1.7 - 1.45)
+		{0.02, 0.0200005, 10, 1},           // within BinResolution
+		{0.02, 0.02001, 20000, 5},          // 10 µs apart: bins of a microsecond or more, fewer than 20
+		{1e-7, 3e-7, 10, 5},                // below a microsecond: ten a decade, never coarser
+		{1e-6, 10, 10, 71},                 // seven decades
+		{0.0195, 0.0205, 1000, 22},         // 19.5 to 20.5 ms
+		{0.004, 0.005, 500, 49},            // 4 to 5 ms: 19.4 bins wide at 200 a decade
+		{0.004, 0.00499, 500, 49},          // 4 to 4.99 ms
+		{2e-300, 3e-300, 10, 2},            // tiny: within BinResolution, one value
+		{1e300, 1.5e300, 200, 37},          // huge
+	} {
+		edges, b := logBins(c.lo, c.hi)
+		if b != c.perDecade || len(edges)-1 != c.bins {
+			t.Errorf("[%v, %v]: %d bins at %d a decade, want %d at %d", c.lo, c.hi, len(edges)-1, b, c.bins, c.perDecade)
+		}
+		if !(edges[0] <= c.lo && c.lo < edges[1] && edges[len(edges)-2] <= c.hi && c.hi < edges[len(edges)-1]) {
+			t.Errorf("[%v, %v]: edges %v ... %v do not hold the range in their first and last bins", c.lo, c.hi, edges[:2], edges[len(edges)-2:])
+		}
+		if across := float64(b) * math.Log10(c.hi/c.lo); c.hi-c.lo >= 20*BinResolution && across < MinBins {
+			t.Errorf("[%v, %v]: %.1f bins across the range, want %d or more", c.lo, c.hi, across, MinBins)
+		}
+		if w := c.lo * (math.Pow(10, 1/float64(b)) - 1); b > 10 && w < BinResolution {
+			t.Errorf("[%v, %v]: bins %v s wide, want %v or more", c.lo, c.hi, w, BinResolution)
+		}
+		if i := slices.Index(binsPerDecade, b); i > 0 && float64(binsPerDecade[i-1])*math.Log10(c.hi/c.lo) >= MinBins && c.hi-c.lo >= BinResolution {
+			t.Errorf("[%v, %v]: %d a decade, but %d would do", c.lo, c.hi, b, binsPerDecade[i-1])
+		}
+		for i := 1; i < len(edges); i++ {
+			if !(edges[i] > edges[i-1]) {
+				t.Fatalf("[%v, %v]: edges not increasing at %d", c.lo, c.hi, i)
+			}
 		}
 	}
 }

@@ -98,7 +98,7 @@ func TestHostileTextEscaped(t *testing.T) {
 	// In attributes too: the finding's anchor, the timeline's <title>.
 	for _, s := range []string{`class="finding ` + want["finding-severity"] + `" id="finding-` + want["finding-code"] + `-` + want["finding-stage"] + `"`,
 		`<title>` + want["request-id-0"] + ` (` + want["why-0"] + `)</title>`, `<title>sseaudit report: ` + want["title"] + `</title>`, `<h1>sseaudit report: ` + want["title"] + `</h1>`,
-		`★ ` + escaped(clip(hostile("request-id-0"), 18)) + `</text>`} {
+		`★ ` + escaped(fit(hostile("request-id-0"), labelW-12-fontRID.width("★ "), fontRID)) + `</text>`} {
 		if !strings.Contains(page, s) {
 			t.Errorf("the page lacks %s", s)
 		}

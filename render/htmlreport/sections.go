@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/sseaudit/sseaudit/audit"
 	"github.com/sseaudit/sseaudit/calc/aisbench"
@@ -17,20 +18,30 @@ import (
 // The views of the page's table sections: AISBench's, sseaudit's, the
 // what-if and the findings (sections.html.tmpl, tables.html.tmpl).
 
-// statTable is AISBench's table or sseaudit's metrics: per stage a group of
-// statistics, N and samples.
+// statTable is AISBench's table or sseaudit's metrics: the stages one
+// under the other (so that the table is as narrow as one stage's), each a
+// heading row and a row a metric: the statistics, N and samples.
 type statTable struct {
 	Label  string   // the first column's heading
-	Cols   int      // columns a stage
-	Titles []string // one a stage
 	Stats  []string // the statistics' headings, the same in every stage
-	Rows   []statRow
+	Stages []statStage
+}
+
+// Width is the table's columns: the metric, its unit, the statistics, N and
+// samples.
+func (t statTable) Width() int { return len(t.Stats) + 4 }
+
+// statStage is a stage's rows under its title; none when the stage has no
+// result (the title says so).
+type statStage struct {
+	Title string
+	Rows  []statRow
 }
 
 type statRow struct {
 	ID         string // the row's id after "row-"; "" for none
 	Name, Unit string
-	Stages     []statCells
+	statCells
 }
 
 // statCells are a row's cells in one stage: the statistics (the first opens
@@ -41,32 +52,51 @@ type statCells struct {
 	N, Samples int
 }
 
-// statRows are the rows of the metrics some stage has, cols columns a
-// stage; cell prints a statistic.
-func statRows(ms []metric.Metric, cols int, result func(aisbench.Stage, metric.Metric) *metric.Result, cell func(*metric.Result, samples.Statistic) string) []statRow {
-	var rows []statRow
+// statStages are the stages' rows, titled, of the metrics some stage has,
+// cols statistics, N and samples a row; cell prints a statistic, id names
+// a row ("" for none). A stage without any of the metrics has no rows and
+// a title ending in ": no result".
+func statStages(titles []string, ms []metric.Metric, cols int, result func(aisbench.Stage, metric.Metric) *metric.Result,
+	cell func(*metric.Result, samples.Statistic) string, id func(aisbench.Stage, metric.Metric) string) []statStage {
+	stages := make([]statStage, len(aisbench.Stages))
+	known := make([]bool, len(aisbench.Stages))
 	for _, m := range ms {
-		row := statRow{Name: string(m), Unit: unit.Label(m.Unit())}
+		cells := make([]statCells, len(aisbench.Stages))
 		present := false
-		for _, st := range aisbench.Stages {
+		for i, st := range aisbench.Stages {
 			mr := result(st, m)
 			if mr == nil {
-				row.Stages = append(row.Stages, missing(cols))
+				cells[i] = missing(cols)
 				continue
 			}
-			present = true
+			present, known[i] = true, true
 			c := statCells{Known: true, N: mr.N, Samples: mr.Samples}
 			for _, s := range mr.Stats {
 				c.Cells = append(c.Cells, cell(mr, s))
 			}
-			row.Stages = append(row.Stages, c)
+			cells[i] = c
 		}
-		if present {
-			rows = append(rows, row)
+		if !present {
+			continue
+		}
+		for i, st := range aisbench.Stages {
+			stages[i].Rows = append(stages[i].Rows, statRow{ID: id(st, m), Name: string(m), Unit: unit.Label(m.Unit()), statCells: cells[i]})
 		}
 	}
-	return rows
+	for i := range stages {
+		stages[i].Title = titles[i]
+		if !known[i] {
+			stages[i].Rows = nil
+			if !strings.HasSuffix(titles[i], noResult) {
+				stages[i].Title += noResult
+			}
+		}
+	}
+	return stages
 }
+
+// noResult ends the title of a stage without a result.
+const noResult = ": no result"
 
 // missing are the cells of a stage without the metric: "-" in every column.
 func missing(cols int) statCells {
@@ -113,19 +143,18 @@ type windowLine struct {
 }
 
 func newAISBenchView(r *audit.Report) aisbenchView {
-	t := statTable{Label: "Metric", Cols: len(r.Stats) + 2, Stats: r.Stats}
+	t := statTable{Label: "Metric", Stats: r.Stats}
+	var titles []string
 	for _, st := range aisbench.Stages {
 		title := render.StageTitle(st)
 		if r.Stage(st).Err != nil {
-			title += ": no result"
+			title += noResult
 		}
-		t.Titles = append(t.Titles, title)
+		titles = append(titles, title)
 	}
-	t.Rows = statRows(metric.AISBench, t.Cols, func(st aisbench.Stage, m metric.Metric) *metric.Result { return r.Stage(st).Metric(m) },
-		func(mr *metric.Result, s samples.Statistic) string { return unit.AISBenchNumber(mr.Unit, s.Rounded) })
-	for i := range t.Rows {
-		t.Rows[i].ID = t.Rows[i].Name
-	}
+	t.Stages = statStages(titles, metric.AISBench, len(r.Stats)+2, func(st aisbench.Stage, m metric.Metric) *metric.Result { return r.Stage(st).Metric(m) },
+		func(mr *metric.Result, s samples.Statistic) string { return unit.AISBenchNumber(mr.Unit, s.Rounded) },
+		func(st aisbench.Stage, m metric.Metric) string { return string(st) + "-" + string(m) })
 	v := aisbenchView{Table: t, Common: newPlainTable(render.CommonTable(r), "common"), Notes: render.Notes(r)}
 	for _, st := range aisbench.Stages {
 		if sr := r.Stage(st); sr.Err == nil {
@@ -167,18 +196,22 @@ type itlSentence struct {
 }
 
 func newSSEView(r *audit.Report) sseView {
-	t := &statTable{Label: "sseaudit metric", Cols: len(r.AllStats) + 2}
+	t := &statTable{Label: "sseaudit metric"}
 	for _, s := range r.AllStats {
 		t.Stats = append(t.Stats, render.StatHeader(r, s))
 	}
+	var titles []string
 	for _, st := range aisbench.Stages {
-		t.Titles = append(t.Titles, render.StageTitle(st))
+		titles = append(titles, render.StageTitle(st))
 	}
-	t.Rows = statRows(metric.SSE, t.Cols, func(st aisbench.Stage, m metric.Metric) *metric.Result { return r.SSE.Stage(st).Metric(m) },
-		func(mr *metric.Result, s samples.Statistic) string { return unit.Value(mr.Unit, s.Raw) })
+	t.Stages = statStages(titles, metric.SSE, len(r.AllStats)+2, func(st aisbench.Stage, m metric.Metric) *metric.Result { return r.SSE.Stage(st).Metric(m) },
+		func(mr *metric.Result, s samples.Statistic) string { return unit.Value(mr.Unit, s.Raw) },
+		func(aisbench.Stage, metric.Metric) string { return "" })
 	v := sseView{ITLTable: newPlainTable(render.ITLAccountingTable(r), "itl")}
-	if len(t.Rows) > 0 {
-		v.Table = t
+	for _, st := range t.Stages {
+		if len(st.Rows) > 0 {
+			v.Table = t
+		}
 	}
 	for _, st := range aisbench.Stages {
 		for _, a := range r.SSE.Stage(st).Absent {
@@ -206,7 +239,8 @@ func newSSEView(r *audit.Report) sseView {
 	return v
 }
 
-// whatIfView is the what-if table: a row a policy and stage.
+// whatIfView is the what-if tables (time points, tm and the window; the
+// metrics' deltas): a row a policy and stage in each.
 type whatIfView struct {
 	Metrics  []whatIfHead
 	Rows     []whatIfRow
