@@ -119,7 +119,7 @@ func newApp(e env) *cli.Command {
 		Description: `sseaudit keeps the raw evidence of a streaming benchmark — every SSE byte with its
 arrival time — and replays it deterministically.
 
-Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check).`,
+Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check, diff --fail-on).`,
 		Writer:    e.stdout,
 		ErrWriter: e.stderr,
 		// Errors are printed by runEnv, and never end the process here.
@@ -139,6 +139,7 @@ Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check)
 			whatifCommand(e),
 			replayCommand(e),
 			mergeCommand(e),
+			diffCommand(e),
 			eventsCommand(e),
 			checkCommand(e),
 			importCommand(e),
