@@ -352,6 +352,19 @@ func countMetrics(rep *audit.Report) int {
 	for _, stage := range aisbench.Stages {
 		st := rep.Stage(stage)
 		n += len(st.Metrics) + len(rep.SSE.Stage(stage).Metrics)
+		if st.Err != nil {
+			continue
+		}
+		// The common metrics: duration, three request counts, concurrency,
+		// request throughput, two token totals; max concurrency when C is
+		// known; three token throughputs when tokens are.
+		n += 8
+		if rep.MaxConcurrency != 0 {
+			n++
+		}
+		if st.Common.HasTokenThroughput {
+			n += 3
+		}
 	}
 	if rep.SSE.Stable.Windowed != nil {
 		n++

@@ -56,7 +56,7 @@ evaluated in every stage compared; the violated ones are listed (and named on
 stderr). docs/diff.md defines every field, with a worked example.
 
 A and B are traces (any format) or replay tables (a directory written by audit
-replay --format parquet --out-dir), replayed with --framer. The max
+replay --format parquet -o DIR), replayed with --framer. The max
 concurrency C comes from each run's metadata, or from --max-concurrency for
 both; a run without C has no stable stage.
 
@@ -78,14 +78,17 @@ Examples:
 			&cli.StringFlag{Name: "metric", Usage: "metrics shown, comma-separated (default all: " + comparison.Names() + ")"},
 			&cli.FloatFlag{Name: "alpha", Value: comparison.DefaultAlpha, Usage: "significance level: a change is significant when its p-value is below it"},
 			&cli.StringSliceFlag{Name: "fail-on", Usage: "a condition that fails the comparison (exit 3), e.g. 'ITL.Average>+5%', 'TPOT.P90>+2ms', 'success<99.5%' (repeatable)"},
-			enumFlag("format", "text", "output: text, json, markdown (for a pull request comment) or csv", "text", "json", "markdown", "csv"),
 			enumFlag("pair", string(comparison.PairAuto), "pair the runs' requests: auto (when they hold the same requests), request_id, prompt or none", comparison.PairModes...),
 			&cli.IntFlag{Name: "max-concurrency", Usage: "the configured max concurrency C of both runs (overrides their metadata)"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
-		}, limitFlags()...),
+		}, append(outputFlags("output: text, json, markdown (for a pull request comment) or csv", diffFormats...), limitFlags()...)...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			o, err := diffOptionsFrom(cmd)
+			if err != nil {
+				return err
+			}
+			format, err := outputFormat(cmd, diffFormats...)
 			if err != nil {
 				return err
 			}
@@ -99,7 +102,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := writeDiff(e.stdout, c, cmd.String("format")); err != nil {
+			if err := writeOutput(e, cmd, func(w io.Writer) error { return writeDiff(w, c, format) }); err != nil {
 				return err
 			}
 			if c.Failed() {
@@ -232,6 +235,9 @@ func readDiffTables(dir string, o *diffOptions) (*comparison.Side, error) {
 	}
 	return b.Finalize()
 }
+
+// diffFormats are diff's output formats, the default first.
+var diffFormats = []string{"text", "json", "markdown", "csv"}
 
 // writeDiff renders the comparison in the chosen format.
 func writeDiff(w io.Writer, c *comparison.Comparison, format string) error {

@@ -33,7 +33,7 @@ func mergeCommand(e env) *cli.Command {
 		Name:      "merge",
 		Usage:     "the report of a whole trace from the replay tables of its parts (audit replay --format parquet)",
 		ArgsUsage: "PARTIAL...",
-		Description: `Reads the replay tables that audit replay --format parquet --out-dir wrote for
+		Description: `Reads the replay tables that audit replay --format parquet -o DIR wrote for
 the parts of a trace (each PARTIAL a directory holding requests.parquet and
 events.parquet), rebuilds every request's record exactly (time points to the
 last bit, tokens, events, the sse framer's view), and computes and renders the
@@ -54,7 +54,7 @@ repeat), events that do not follow their request, truncated or corrupt files.
 The HTML page is titled with the partials' source traces, joined with " + ".
 
 Arguments:
-  PARTIAL   a directory written by audit replay --format parquet --out-dir
+  PARTIAL   a directory written by audit replay --format parquet -o DIR
 
 Examples:
   audit merge cmd/audit/testdata/cli/merge-basic/part1 cmd/audit/testdata/cli/merge-basic/part2
@@ -63,7 +63,7 @@ Examples:
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			partials := cmd.Args().Slice()
 			if len(partials) == 0 {
-				return usagef("merge: missing PARTIAL (a directory written by audit replay --format parquet --out-dir)")
+				return usagef("merge: missing PARTIAL (a directory written by audit replay --format parquet -o DIR)")
 			}
 			opts, err := reportOptionsFrom(cmd)
 			if err != nil {

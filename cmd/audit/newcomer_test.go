@@ -215,3 +215,61 @@ func TestIssue20NoMachinePaths(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Item 11: split, replay the parts apart, merge: the report of the whole
+// trace, byte for byte; a folder holding another split's parts is refused.
+func TestIssue20SplitReplayMerge(t *testing.T) {
+	for _, c := range []struct {
+		trace string
+		split []string
+	}{
+		{filepath.Join("testdata", "traces", "basic.parquet"), []string{"--parts", "4"}},
+		{filepath.Join("testdata", "traces", "basic.parquet"), []string{"--parts", "1"}},
+		{filepath.Join("testdata", "traces", "basic.jsonl"), []string{"--requests", "3", "--trace-format", "arrows"}},
+		{filepath.Join("testdata", "traces", "findings", "failure_quirk.jsonl"), []string{"--parts", "3", "--trace-format", "parquet", "--layout", "flat"}},
+	} {
+		dir := t.TempDir()
+		stdout, stderr, code := runCLI(t, "", append(append([]string{"split"}, c.split...), "-o", dir, c.trace)...)
+		if code != 0 {
+			t.Fatalf("split %v %s: exit %d: %s", c.split, c.trace, code, stderr)
+		}
+		parts := strings.Fields(stdout)
+		if len(parts) == 0 {
+			t.Fatalf("split %v: no parts named", c.split)
+		}
+		merge := []string{"merge"}
+		for i, p := range parts {
+			tables := filepath.Join(dir, "tables", filepath.Base(p))
+			if _, stderr, code := runCLI(t, "", "replay", "--format", "parquet", "-o", tables, p); code != 0 {
+				t.Fatalf("replay part %d: %s", i, stderr)
+			}
+			merge = append(merge, tables)
+		}
+		for _, format := range []string{"text", "json"} {
+			merged, stderr, code := runCLI(t, "", append([]string{merge[0], "--format", format}, merge[1:]...)...)
+			whole, _, _ := runCLI(t, "", "report", "--format", format, c.trace)
+			if code != 0 || merged != whole {
+				t.Errorf("split %v %s: merge --format %s (exit %d, %s) differs from report of the whole trace", c.split, c.trace, format, code, stderr)
+			}
+		}
+	}
+	dir := t.TempDir()
+	trace := filepath.Join("testdata", "traces", "basic.parquet")
+	if _, stderr, code := runCLI(t, "", "split", "--parts", "2", "-o", dir, trace); code != 0 {
+		t.Fatal(stderr)
+	}
+	_, stderr, code := runCLI(t, "", "split", "--parts", "3", "-o", dir, trace)
+	if code != 1 || !strings.Contains(stderr, "part-0001-of-0002.parquet") || !strings.Contains(stderr, "twice") {
+		t.Errorf("a second split into the same folder: exit %d, %s", code, stderr)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) != 2 {
+		t.Errorf("the refused split left %v", files)
+	}
+	if _, stderr, code := runCLI(t, "", "split", "--parts", "2", "-o", dir, trace); code != 0 {
+		t.Errorf("the same split again: exit %d, %s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "", "split", "--parts", "11", "-o", t.TempDir(), trace)
+	if code != 1 || !strings.Contains(stderr, "holds 10 requests") {
+		t.Errorf("--parts 11 of 10 requests: exit %d, %s", code, stderr)
+	}
+}

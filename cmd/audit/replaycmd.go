@@ -28,7 +28,7 @@ first, on the trace's clock; null for traces made of time_points_s), time_points
 (null when unknown) and token_source, events (count by class) and bytes (count by
 bucket; they sum to the body size).
 
---format parquet --out-dir DIR writes the replay as two tables instead, for
+--format parquet -o DIR writes the replay as two tables instead, for
 DuckDB, Spark or Trino and for audit merge: DIR/requests.parquet (one row a
 request, in trace order: AISBench's time points, tokens, TTFT, E2EL, TPOT, ITL
 intervals, events by class, body bytes, the sse framer's view) and
@@ -45,7 +45,7 @@ Arguments:
 Examples:
   audit replay testdata/traces/basic.parquet
   audit replay --framer sse testdata/traces/basic.jsonl
-  audit replay --format parquet --out-dir /tmp/basic-tables testdata/traces/basic.parquet`,
+  audit replay --format parquet -o /tmp/basic-tables testdata/traces/basic.parquet`,
 		Flags: append([]cli.Flag{
 			enumFlag("format", "jsonl", "output: jsonl (one line a request) or parquet (two tables in a directory)", "jsonl", "parquet"),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o", "out-dir"}, Usage: "jsonl: write the lines to this file (atomically) instead of stdout; parquet: the directory to write requests.parquet and events.parquet into (made if missing)"},
