@@ -137,6 +137,7 @@ Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check)
 			reportCommand(e),
 			itlCommand(e),
 			whatifCommand(e),
+			toolsCommand(e),
 			replayCommand(e),
 			mergeCommand(e),
 			eventsCommand(e),

@@ -1,0 +1,240 @@
+package tools
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/sseaudit/sseaudit/calc/sglang"
+	"github.com/sseaudit/sseaudit/calc/vllm"
+	"github.com/sseaudit/sseaudit/internal/parallel"
+	"github.com/sseaudit/sseaudit/record"
+	"github.com/sseaudit/sseaudit/replay"
+	"github.com/sseaudit/sseaudit/run"
+	"github.com/sseaudit/sseaudit/samples"
+	"github.com/sseaudit/sseaudit/trace"
+)
+
+// Options say what Run computes.
+type Options struct {
+	Tools []Tool // in the table's order; nil for every tool
+	// API is chat or completions: which request function a tool runs
+	// (its chat or completions client); "" reads it from the trace's
+	// metadata (sseaudit.run.api), else from the first payload.
+	API string
+	// Why recomputes each tool with its rules switched to AISBench's, one
+	// at a time and all at once (Report.Why, Report.Residual).
+	Why           bool
+	MaxEventBytes int64 // replay's limit; 0 for its default
+}
+
+// Opener opens the trace anew: Run reads it once for each framer.
+type Opener func() (trace.Reader, error)
+
+// Run computes every tool's report from the trace.
+func Run(open Opener, opts Options) (*Report, error) {
+	tools := opts.Tools
+	if tools == nil {
+		tools = Known
+	}
+	rep := &Report{API: opts.API, APIFrom: "--api"}
+	r, err := open()
+	if err != nil {
+		return nil, err
+	}
+	info := r.Info()
+	rep.Trace = info.Path
+	c, _, err := info.Meta.MaxConcurrency()
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("%s: %w", info.Path, err)
+	}
+	if rep.API == "" {
+		rep.API, rep.APIFrom, err = sniffAPI(r)
+	}
+	r.Close()
+	if err != nil {
+		return nil, err
+	}
+
+	type entry struct {
+		own   variant
+		rules []variant // one a rule, in the rules' order
+		all   variant   // every rule switched
+	}
+	entries := make([]entry, len(tools))
+	var every []variant
+	for i, t := range tools {
+		e := &entries[i]
+		switch t.Name {
+		case "aisbench":
+			e.own = &aisbenchVariant{tool: t, run: run.New(samples.NewHeap()), c: c}
+		case "vllm":
+			e.own = newVLLM(t, rep.API, vllm.Rules{}, false)
+			if opts.Why {
+				var all vllm.Rules
+				for _, rs := range vllmRules {
+					var rules vllm.Rules
+					if rs.set != nil {
+						rs.set(&rules)
+						rs.set(&all)
+					}
+					e.rules = append(e.rules, newVLLM(t, rep.API, rules, rs.framing))
+				}
+				e.all = newVLLM(t, rep.API, all, true)
+			}
+		case "sglang":
+			e.own = newSGLang(t, rep.API, sglang.Rules{}, false)
+			if opts.Why {
+				var all sglang.Rules
+				for _, rs := range sglangRules {
+					var rules sglang.Rules
+					if rs.set != nil {
+						rs.set(&rules)
+						rs.set(&all)
+					}
+					e.rules = append(e.rules, newSGLang(t, rep.API, rules, rs.framing))
+				}
+				e.all = newSGLang(t, rep.API, all, true)
+			}
+		default:
+			return nil, fmt.Errorf("tools: %s has no calculator", t.Name)
+		}
+		every = append(every, e.own)
+		every = append(every, e.rules...)
+		if e.all != nil {
+			every = append(every, e.all)
+		}
+	}
+	if err := readPasses(open, every, opts.MaxEventBytes, rep); err != nil {
+		return nil, err
+	}
+
+	// The results, each variant's at once.
+	results := make(map[variant]*ToolResult, len(every))
+	tasks := make([]func(), len(every))
+	out := make([]*ToolResult, len(every))
+	for k, v := range every {
+		tasks[k] = func() { out[k] = v.result() }
+	}
+	parallel.Do(tasks...)
+	for k, v := range every {
+		results[v] = out[k]
+	}
+	var ais *ToolResult
+	for i := range entries {
+		tr := results[entries[i].own]
+		rep.Tools = append(rep.Tools, tr)
+		if tr.Tool.Name == "aisbench" {
+			ais = tr
+		}
+	}
+	if opts.Why {
+		for i, t := range tools {
+			e := &entries[i]
+			rules := ruleList(t.Name)
+			own := results[e.own]
+			for k, v := range e.rules {
+				if a, ok := attribute(t, rules[k], own, results[v]); ok {
+					rep.Why = append(rep.Why, a)
+				}
+			}
+			if e.all != nil && ais != nil {
+				rep.Residual = append(rep.Residual, residual(t, ais, results[e.all]))
+			}
+		}
+	}
+	return rep, nil
+}
+
+func ruleList(tool string) []Rule {
+	var rs []Rule
+	switch tool {
+	case "vllm":
+		for _, r := range vllmRules {
+			rs = append(rs, r.Rule)
+		}
+	case "sglang":
+		for _, r := range sglangRules {
+			rs = append(rs, r.Rule)
+		}
+	}
+	return rs
+}
+
+// readPasses reads the trace once for each framer the variants need,
+// handing every request to the variants of that framer, and fills the
+// report's request count and span.
+func readPasses(open Opener, every []variant, maxEventBytes int64, rep *Report) error {
+	type pass struct {
+		framer   replay.Framer
+		messages bool
+		vs       []variant
+	}
+	var passes []*pass
+	byFramer := map[replay.Framer]*pass{}
+	for _, v := range every {
+		f, m := v.framer()
+		p := byFramer[f]
+		if p == nil {
+			p = &pass{framer: f}
+			byFramer[f] = p
+			passes = append(passes, p)
+		}
+		p.messages = p.messages || m
+		p.vs = append(p.vs, v)
+	}
+	for k, p := range passes {
+		r, err := open()
+		if err != nil {
+			return err
+		}
+		var first, last int64
+		n := 0
+		err = record.EachReplay(r, replay.Options{Framer: p.framer, Messages: p.messages, MaxEventBytes: maxEventBytes},
+			func(rr *record.Replayed) error {
+				for _, v := range p.vs {
+					v.add(rr)
+				}
+				if n == 0 || rr.T0Ns < first {
+					first = rr.T0Ns
+				}
+				if n == 0 || rr.Replay.EndNs > last {
+					last = rr.Replay.EndNs
+				}
+				n++
+				return nil
+			})
+		r.Close()
+		if err != nil {
+			return err
+		}
+		if k == 0 {
+			rep.Requests = n
+			if n > 0 {
+				rep.SpanS = float64(last)/1e9 - float64(first)/1e9
+			}
+		}
+	}
+	return nil
+}
+
+// sniffAPI reads the API from the trace's metadata, else from the first
+// request whose body holds a choice: "delta" is chat, "text" completions.
+func sniffAPI(r trace.Reader) (api, from string, err error) {
+	if v, ok := r.Info().Meta.Get(trace.KeyRunPrefix + "api"); ok && (v == "chat" || v == "completions") {
+		return v, "metadata", nil
+	}
+	for r.Scan() {
+		var body []byte
+		for _, c := range r.Request().Chunks {
+			body = append(body, c.Data...)
+		}
+		switch {
+		case bytes.Contains(body, []byte(`"delta"`)):
+			return "chat", "payload", nil
+		case bytes.Contains(body, []byte(`"text"`)):
+			return "completions", "payload", nil
+		}
+	}
+	return "chat", "default", r.Err()
+}
