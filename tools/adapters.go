@@ -200,7 +200,8 @@ func (v *aisbenchVariant) framer() (replay.Framer, bool) { return replay.AISBenc
 func (v *aisbenchVariant) add(rr *record.Replayed) { v.run.Add(rr.Record) }
 
 func (v *aisbenchVariant) result() *ToolResult {
-	tr := &ToolResult{Tool: v.tool}
+	tr := &ToolResult{Tool: v.tool, Notes: []string{
+		"its chat client (VLLMCustomAPIChat), as audit report replays it: a completions stream fails every request (KeyError: 'delta')"}}
 	res, err := aisbench.Compute(v.run, aisbench.Config{MaxConcurrency: v.c})
 	v.run.Release()
 	if err != nil {
@@ -240,7 +241,7 @@ func (v *aisbenchVariant) result() *ToolResult {
 	s[OutputTokens] = known(float64(c.TotalGeneratedTokens))
 	s[OutputThroughput] = orWhy(c.OutputTokenThroughput.Raw, c.HasTokenThroughput, "AISBench leaves the token throughputs out when the duration is 0")
 	s[Successes], s[Duration] = known(float64(c.SuccessRequests)), known(st.DurationSeconds)
-	tr.Notes = []string{"the total stage (DefaultPerfMetricCalculator), unrounded; audit report gives both stages as AISBench prints them"}
+	tr.Notes = append(tr.Notes, "the total stage (DefaultPerfMetricCalculator), unrounded; audit report gives both stages as AISBench prints them")
 	for _, rm := range st.Removed {
 		tr.Notes = append(tr.Notes, "AISBench leaves the "+string(rm.Name)+" row out: "+rm.Reason)
 	}

@@ -138,7 +138,7 @@ func Run(open Opener, opts Options) (*Report, error) {
 					rep.Why = append(rep.Why, a)
 				}
 			}
-			if e.all != nil && ais != nil {
+			if e.all != nil && ais != nil && ais.Err == "" {
 				rep.Residual = append(rep.Residual, residual(t, ais, results[e.all]))
 			}
 		}

@@ -93,7 +93,11 @@ func (r *Report) WhyLines() []string {
 		}
 		var parts []string
 		for _, d := range res.Deltas {
-			parts = append(parts, fmt.Sprintf("%s %s against AISBench's %s", d.Quantity.Label(), spell(d.Quantity, d.Switched), spell(d.Quantity, d.Own)))
+			p := fmt.Sprintf("%s %s against AISBench's %s", d.Quantity.Label(), spell(d.Quantity, d.Switched), spell(d.Quantity, d.Own))
+			if !d.Own.Known {
+				p += " (" + d.Own.Why + ")"
+			}
+			parts = append(parts, p)
 		}
 		lines = append(lines, fmt.Sprintf("%s with every rule switched to AISBench's: still %s", res.Tool.Title, strings.Join(parts, ", ")))
 	}

@@ -11,7 +11,7 @@ func attribute(t Tool, rule Rule, own, switched *ToolResult) (Attribution, bool)
 	}
 	a.PerRequest = map[Quantity]int{}
 	o, s := own.Summary[Successes], switched.Summary[Successes]
-	if o.Known && s.Known && o.X == s.X && o.X > 0 {
+	if o.Known && s.Known && o.X == s.X && o.X > 1 {
 		for _, d := range a.Deltas {
 			if (d.Quantity == ITLSamples || d.Quantity == OutputTokens) && d.Own.Known && d.Switched.Known {
 				diff := d.Own.X - d.Switched.X

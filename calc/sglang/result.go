@@ -64,7 +64,7 @@ func (r *Result) Keys() []Key {
 		ks = append(ks,
 			known("mean_"+name+"_ms", s.Mean*1000, ok, why),
 			known("median_"+name+"_ms", s.Median*1000, ok, why),
-			known("std_"+name+"_ms", s.Std*1000, ok, why),
+			known("std_"+name+"_ms", s.Std*1000, ok || r.Completed <= 1, why), // the std of at most one value is 0
 			known("p90_"+name+"_ms", s.P90*1000, ok, why),
 			known("p95_"+name+"_ms", s.P95*1000, ok, why),
 			known("p99_"+name+"_ms", s.P99*1000, ok, why))

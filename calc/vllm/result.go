@@ -86,10 +86,12 @@ func (r *Result) Keys() []Key {
 		s    Stats
 		ok   bool
 	}{{"ttft", r.TTFT, true}, {"tpot", r.TPOT, r.TPOTKnown}, {"itl", r.ITL, true}, {"e2el", r.E2EL, true}} {
+		// The std of at most one value is 0, whatever the value.
+		stdOK := m.ok || r.Completed <= 1
 		ks = append(ks,
 			known("mean_"+m.name+"_ms", m.s.Mean*1000, m.ok, outWhy),
 			known("median_"+m.name+"_ms", m.s.Median*1000, m.ok, outWhy),
-			known("std_"+m.name+"_ms", m.s.Std*1000, m.ok, outWhy))
+			known("std_"+m.name+"_ms", m.s.Std*1000, stdOK, outWhy))
 		for i, p := range r.Percentiles {
 			ks = append(ks, known("p"+percentWord(p)+"_"+m.name+"_ms", m.s.Percentiles[i]*1000, m.ok, outWhy))
 		}

@@ -38,8 +38,9 @@ func GenOptions(profile, api string) tracegen.Options {
 }
 
 // Cases are every bundled trace file under root/testdata/traces (each
-// format of basic against basic's golden) and a generated trace of every
-// profile for both APIs.
+// format of basic against basic's golden), the quirk traces of
+// testdata/tools/quirks and a generated trace of every profile for both
+// APIs.
 func Cases(t testing.TB, root string) []Case {
 	t.Helper()
 	var cs []Case
@@ -70,6 +71,13 @@ func Cases(t testing.TB, root string) []Case {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	quirks, err := filepath.Glob(filepath.Join(root, "testdata", "tools", "quirks", "*.jsonl"))
+	if err != nil || len(quirks) == 0 {
+		t.Fatalf("no quirk traces: %v", err)
+	}
+	for _, q := range quirks {
+		cs = append(cs, Case{Name: "quirks-" + strings.TrimSuffix(filepath.Base(q), ".jsonl"), API: "chat", Path: q})
 	}
 	for _, api := range []string{"chat", "completions"} {
 		for _, p := range tracegen.Profiles() {

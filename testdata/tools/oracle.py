@@ -25,7 +25,7 @@ ttft,tpot,itl,e2el and --metric-percentiles 99, without --save-detailed;
 SGLang: benchmark()'s result dict).
 
 What the bytes lack is stubbed, then changed one at a time: the tokenizer
-(word counts, then 2, 5, 8, ... for its successive calls) and the dataset's prompt and output lengths (1000
+(word counts, then 1009, 1012, 1015, ... for its successive calls) and the dataset's prompt and output lengths (1000
 and 100, then 1237 and 137). A key whose value changes with one of them
 depends on it: the golden holds it as null, under "depends" with "tokenizer"
 or "dataset". Only
@@ -67,7 +67,7 @@ SOURCES = {
 # then the dataset's lengths changed.
 VARIANTS = [
     {"prompt_len": 1000, "output_len": 100, "tokens": lambda text: len(text.split())},
-    {"prompt_len": 1000, "output_len": 100, "tokens": lambda text, calls=itertools.count(): 2 + 3 * next(calls)},
+    {"prompt_len": 1000, "output_len": 100, "tokens": lambda text, calls=itertools.count(): 1009 + 3 * next(calls)},
     {"prompt_len": 1237, "output_len": 137, "vision_prompt_len": 11, "tokens": lambda text: len(text.split())},
 ]
 

@@ -6,8 +6,8 @@
 #   VLLM_SRC=DIR SGLANG_SRC=DIR testdata/tools/regen.sh
 # Needs Debian's python3-aiohttp, python3-numpy, python3-regex, python3-tqdm.
 # The traces: every bundled trace (testdata/traces, the external ones
-# converted to JSONL first) and a trace of every tracegen profile for both
-# APIs (audit gen --requests 24 --concurrency 4 --output-tokens 24 --seed 1).
+# converted to JSONL first), the quirk traces of issue 16 (quirks/make.py)
+# and a trace of every tracegen profile for both APIs (audit gen --requests 24 --concurrency 4 --output-tokens 24 --seed 1).
 set -eu
 : "${VLLM_SRC:?set VLLM_SRC to the extracted vLLM files}"
 : "${SGLANG_SRC:?set SGLANG_SRC to the extracted SGLang files}"
@@ -25,6 +25,10 @@ golden() { # NAME API TRACE.jsonl
 }
 
 golden basic chat testdata/traces/basic.jsonl
+(cd $here/quirks && /usr/bin/python3 make.py)
+for t in $here/quirks/*.jsonl; do
+	golden "quirks-$(basename "$t" .jsonl)" chat "$t"
+done
 for t in testdata/traces/findings/*.jsonl; do
 	golden "findings-$(basename "$t" .jsonl)" chat "$t"
 done
