@@ -34,6 +34,7 @@ type aisFramer struct {
 	agree   sseAgreement // whether the sse framer would cut the body alike
 
 	messages bool         // hand on the payloads the client parsed (Options.Messages)
+	skipID   bool         // skip "id:" blocks as comments (Options.SkipIDBlocks)
 	text     *messageText // where they go
 }
 
@@ -49,6 +50,7 @@ var (
 	crcr     = []byte("\r\r")
 	lflf     = []byte("\n\n")
 	dataTag  = []byte("data:")
+	idTag    = []byte("id:")
 )
 
 // origOf is the body offset of work position i (i may be len(work)).
@@ -276,7 +278,7 @@ func (a *aisFramer) block(ws, we int, t int64) {
 	valid := utf8.Valid(content)
 	var v verdict
 	var payload []byte
-	if content[0] == ':' {
+	if content[0] == ':' || a.skipID && bytes.HasPrefix(content, idTag) {
 		v.class = ClassComment
 		a.acct.span(ClassBucket(ClassComment), start, end)
 	} else {

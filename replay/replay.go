@@ -213,6 +213,10 @@ type Options struct {
 	// Messages, with the aisbench framer, fills Result.Messages and
 	// Result.Transport (the other framers of Messages always do).
 	Messages bool
+	// SkipIDBlocks, with the aisbench framer, skips a block that starts
+	// with "id:" the way AISBench's client skips a comment block: its open
+	// pull request 481, not the released client.
+	SkipIDBlocks bool
 	// Memo, when set, classifies a payload it holds from memory and
 	// remembers the others: share one between the replays of the same
 	// request with both framers (and Reset it between requests).
@@ -318,7 +322,7 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 	r.text.reset()
 	switch framer {
 	case AISBench:
-		r.ais.messages = opt.Messages
+		r.ais.messages, r.ais.skipID = opt.Messages, opt.SkipIDBlocks
 		r.ais.text = &r.text
 		r.ais.run(&in, &r.cls, &r.acct, res, &tok)
 	case SSE:

@@ -15,7 +15,7 @@ import (
 // rules switched. It reads the requests its framer replays (add), then
 // gives the tool's result (result).
 type variant interface {
-	framer() (replay.Framer, bool) // the framer, and whether it hands on Messages
+	replay() replay.Options // the framer and its options (MaxEventBytes aside)
 	add(rr *record.Replayed)
 	result() *ToolResult
 }
@@ -65,7 +65,9 @@ func newVLLM(tool Tool, api string, rules vllm.Rules, aisFraming bool) *vllmVari
 	return v
 }
 
-func (v *vllmVariant) framer() (replay.Framer, bool) { return v.framing, v.messages }
+func (v *vllmVariant) replay() replay.Options {
+	return replay.Options{Framer: v.framing, Messages: v.messages}
+}
 
 func (v *vllmVariant) add(rr *record.Replayed) {
 	v.calc.Add(v.client.Request(rr.T0Ns, rr.Replay), rr.T0Ns, rr.Replay.EndNs)
@@ -138,7 +140,9 @@ func newSGLang(tool Tool, api string, rules sglang.Rules, aisFraming bool) *sgla
 	return v
 }
 
-func (v *sglangVariant) framer() (replay.Framer, bool) { return v.framing, v.messages }
+func (v *sglangVariant) replay() replay.Options {
+	return replay.Options{Framer: v.framing, Messages: v.messages}
+}
 
 func (v *sglangVariant) add(rr *record.Replayed) {
 	v.calc.Add(v.client.Request(rr.T0Ns, rr.Replay), rr.T0Ns, rr.Replay.EndNs)
@@ -187,17 +191,49 @@ func orWhy(x float64, ok bool, why string) Value {
 // --- AISBench ----------------------------------------------------------
 
 // aisbenchVariant is AISBench itself: calc/aisbench's total stage (its
-// DefaultPerfMetricCalculator), the result `audit report` gives.
+// DefaultPerfMetricCalculator), the result `audit report` gives; or one of
+// its open pull requests' clients: pr479 gives usage-only events no time
+// point, pr481 skips "id:" blocks as it skips comment blocks.
 type aisbenchVariant struct {
-	tool     Tool
-	messages bool // share the pass of the variants that read its Messages
-	run      *run.Run
-	c        int // max concurrency, from the trace's metadata (0: unknown)
+	tool          Tool
+	run           *run.Run
+	c             int  // max concurrency, from the trace's metadata (0: unknown)
+	skipID        bool // pr481
+	dropUsageOnly bool // pr479
 }
 
-func (v *aisbenchVariant) framer() (replay.Framer, bool) { return replay.AISBench, v.messages }
+func (v *aisbenchVariant) replay() replay.Options {
+	return replay.Options{Framer: replay.AISBench, SkipIDBlocks: v.skipID}
+}
 
-func (v *aisbenchVariant) add(rr *record.Replayed) { v.run.Add(rr.Record) }
+func (v *aisbenchVariant) add(rr *record.Replayed) {
+	rec := rr.Record
+	if v.dropUsageOnly && rec.Events != nil {
+		rec = withoutUsageOnly(rec)
+	}
+	v.run.Add(rec)
+}
+
+// withoutUsageOnly is a record whose usage-only events have no time point
+// (AISBench's pull request 479): their usage still counts. A success left
+// with fewer than two time points fails, as RequestOutput.get_metrics
+// makes it.
+func withoutUsageOnly(rec record.Request) record.Request {
+	out := rec
+	out.TimePoints = []float64{rec.TimePoints[0]}
+	out.Events = nil
+	for i, e := range rec.Events {
+		if e.Class == replay.ClassUsageOnly {
+			continue
+		}
+		out.TimePoints = append(out.TimePoints, rec.TimePoints[i+1])
+		out.Events = append(out.Events, e)
+	}
+	if len(out.TimePoints) < 2 {
+		out.Success = false
+	}
+	return out
+}
 
 func (v *aisbenchVariant) result() *ToolResult {
 	tr := &ToolResult{Tool: v.tool, Notes: []string{

@@ -169,3 +169,55 @@ func moves(a Attribution, q Quantity) bool {
 	}
 	return false
 }
+
+// runTools is audit tools with the tools named.
+func runTools(t *testing.T, path string, names string) *Report {
+	t.Helper()
+	list, err := ParseList(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(func() (trace.Reader, error) { return trace.Open(path, trace.OpenOptions{}) }, Options{Tools: list, Why: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestIssue16AISBenchPR479: AISBench's pull request 479 gives usage-only
+// events no time point: one interval fewer a request and an E2E ending at
+// the finish event (quirks/first_token: the usage 3 ms after it), the
+// usage's counts kept.
+func TestIssue16AISBenchPR479(t *testing.T) {
+	rep := runTools(t, quirk("first_token"), "aisbench,aisbench@pr479")
+	if a, b := value(t, rep, "aisbench", ITLSamples), value(t, rep, "aisbench@pr479", ITLSamples); b != a-3 {
+		t.Errorf("ITL samples: AISBench %v, #479 %v: want one fewer a request", a, b)
+	}
+	if a, b := value(t, rep, "aisbench", E2EMean), value(t, rep, "aisbench@pr479", E2EMean); math.Abs(a-b-0.003) > 1e-12 {
+		t.Errorf("E2E mean: AISBench %v, #479 %v: want 3 ms shorter", a, b)
+	}
+	if a, b := value(t, rep, "aisbench", OutputTokens), value(t, rep, "aisbench@pr479", OutputTokens); a != b {
+		t.Errorf("output tokens: AISBench %v, #479 %v: want the usage kept", a, b)
+	}
+	if a, ok := why(rep, "aisbench@pr479", "pr479"); !ok || a.PerRequest[ITLSamples] != -1 {
+		t.Errorf("#479's ITL not attributed to its rule, -1 a request: %+v", rep.Why)
+	}
+}
+
+// TestIssue16AISBenchPR481: AISBench's pull request 481 skips "id:" blocks:
+// a request with an "id:" block of its own before each event succeeds (the
+// released client fails it on json.loads); an "id:" line inside an event's
+// block takes the event with it.
+func TestIssue16AISBenchPR481(t *testing.T) {
+	rep := runTools(t, quirk("id_lines"), "aisbench,aisbench@pr481")
+	if a, b := value(t, rep, "aisbench", Successes), value(t, rep, "aisbench@pr481", Successes); a != 1 || b != 3 {
+		t.Errorf("successes: AISBench %v, #481 %v: want 1 and 3", a, b)
+	}
+	// id-0 keeps its 6 intervals, id-1 loses one event (5 intervals), ok-2 6.
+	if got := value(t, rep, "aisbench@pr481", ITLSamples); got != 17 {
+		t.Errorf("#481: %v ITL samples, want 17", got)
+	}
+	if _, ok := why(rep, "aisbench@pr481", "pr481"); !ok {
+		t.Errorf("#481's successes not attributed to its rule: %+v", rep.Why)
+	}
+}

@@ -16,7 +16,7 @@ import (
 
 // Options say what Run computes.
 type Options struct {
-	Tools []Tool // in the table's order; nil for every tool
+	Tools []Tool // in the table's order; nil for Default()
 	// API is chat or completions: which request function a tool runs
 	// (its chat or completions client); "" reads it from the trace's
 	// metadata (sseaudit.run.api), else from the first payload.
@@ -34,7 +34,7 @@ type Opener func() (trace.Reader, error)
 func Run(open Opener, opts Options) (*Report, error) {
 	tools := opts.Tools
 	if tools == nil {
-		tools = Known
+		tools = Default()
 	}
 	rep := &Report{API: opts.API, APIFrom: "--api"}
 	r, err := open()
@@ -66,8 +66,13 @@ func Run(open Opener, opts Options) (*Report, error) {
 	for i, t := range tools {
 		e := &entries[i]
 		switch t.Name {
-		case "aisbench":
-			e.own = &aisbenchVariant{tool: t, run: run.New(samples.NewHeap()), c: c}
+		case "aisbench", "aisbench@pr479", "aisbench@pr481":
+			e.own = &aisbenchVariant{tool: t, run: run.New(samples.NewHeap()), c: c,
+				dropUsageOnly: t.Name == "aisbench@pr479", skipID: t.Name == "aisbench@pr481"}
+			if opts.Why && t.Name != "aisbench" {
+				// The pull request's one rule switched back: AISBench itself.
+				e.rules = []variant{&aisbenchVariant{tool: t, run: run.New(samples.NewHeap()), c: c}}
+			}
 		case "vllm":
 			e.own = newVLLM(t, rep.API, vllm.Rules{}, false)
 			if opts.Why {
@@ -149,6 +154,10 @@ func Run(open Opener, opts Options) (*Report, error) {
 func ruleList(tool string) []Rule {
 	var rs []Rule
 	switch tool {
+	case "aisbench@pr479":
+		rs = append(rs, Rule{"pr479", "gives a usage-only event no time point (its usage still counts)", "times every event it parses"})
+	case "aisbench@pr481":
+		rs = append(rs, Rule{"pr481", "skips a block starting with \"id:\" as it skips a comment block", "parses it as JSON, and fails the request"})
 	case "vllm":
 		for _, r := range vllmRules {
 			rs = append(rs, r.Rule)
@@ -166,21 +175,25 @@ func ruleList(tool string) []Rule {
 // report's request count and span.
 func readPasses(open Opener, every []variant, maxEventBytes int64, rep *Report) error {
 	type pass struct {
-		framer   replay.Framer
-		messages bool
-		vs       []variant
+		opts replay.Options
+		vs   []variant
+	}
+	type key struct {
+		framer replay.Framer
+		skipID bool
 	}
 	var passes []*pass
-	byFramer := map[replay.Framer]*pass{}
+	byKey := map[key]*pass{}
 	for _, v := range every {
-		f, m := v.framer()
-		p := byFramer[f]
+		o := v.replay()
+		k := key{o.Framer, o.SkipIDBlocks}
+		p := byKey[k]
 		if p == nil {
-			p = &pass{framer: f}
-			byFramer[f] = p
+			p = &pass{opts: replay.Options{Framer: o.Framer, SkipIDBlocks: o.SkipIDBlocks, MaxEventBytes: maxEventBytes}}
+			byKey[k] = p
 			passes = append(passes, p)
 		}
-		p.messages = p.messages || m
+		p.opts.Messages = p.opts.Messages || o.Messages
 		p.vs = append(p.vs, v)
 	}
 	for k, p := range passes {
@@ -190,7 +203,7 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, rep *Report) 
 		}
 		var first, last int64
 		n := 0
-		err = record.EachReplay(r, replay.Options{Framer: p.framer, Messages: p.messages, MaxEventBytes: maxEventBytes},
+		err = record.EachReplay(r, p.opts,
 			func(rr *record.Replayed) error {
 				for _, v := range p.vs {
 					v.add(rr)

@@ -34,6 +34,9 @@ type Tool struct {
 	Name   string // as --tool names it
 	Title  string // as the table heads it
 	Source Source
+	// Variant marks a tool that is another's unreleased change (a pull
+	// request): in the table only when --tool names it.
+	Variant bool
 }
 
 // Known lists the tools, in the table's order.
@@ -43,6 +46,14 @@ var Known = []Tool{
 		Files: []string{"ais_bench/benchmark/models/api_models/base_api.py", "ais_bench/benchmark/summarizers/default_perf.py",
 			"ais_bench/benchmark/calculators/default_perf_metric_calculator.py"},
 		Proof: "golden"}},
+	{Name: "aisbench@pr479", Title: "AISBench#479", Source: Source{
+		Repo: "AISBench/benchmark", Commit: "pull/479",
+		Files: []string{"ais_bench/benchmark/models/api_models/base_api.py"},
+		Proof: "documented"}, Variant: true},
+	{Name: "aisbench@pr481", Title: "AISBench#481", Source: Source{
+		Repo: "AISBench/benchmark", Commit: "pull/481",
+		Files: []string{"ais_bench/benchmark/models/api_models/base_api.py"},
+		Proof: "documented"}, Variant: true},
 	{Name: "vllm", Title: "vLLM", Source: Source{
 		Repo: "vllm-project/vllm", Commit: "2f41c894e320a07a46a360ee72149dd84d6f4bec",
 		Files: []string{"vllm/benchmarks/lib/endpoint_request_func.py", "vllm/benchmarks/serve.py"},
@@ -72,11 +83,23 @@ func Names() []string {
 	return names
 }
 
-// ParseList reads --tool's comma-separated list ("" for every tool), in the
+// Default are the tools of the table when --tool names none: every
+// released tool.
+func Default() []Tool {
+	var ts []Tool
+	for _, t := range Known {
+		if !t.Variant {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// ParseList reads --tool's comma-separated list ("" for Default), in the
 // order given, each once.
 func ParseList(s string) ([]Tool, error) {
 	if strings.TrimSpace(s) == "" {
-		return append([]Tool(nil), Known...), nil
+		return Default(), nil
 	}
 	var out []Tool
 	seen := map[string]bool{}

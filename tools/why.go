@@ -30,16 +30,14 @@ func residual(t Tool, ais, all *ToolResult) Residual {
 	return Residual{Tool: t, Deltas: deltas(ais.Summary, all.Summary)}
 }
 
-// deltas are the quantities whose values differ (a value known in one and
-// not the other differs; two unknown values do not).
+// deltas are the quantities whose values differ as the table spells them
+// (a value known in one and not the other differs; two unknown values do
+// not; a difference below the table's resolution is rounding, not a rule's).
 func deltas(a, b Summary) []Delta {
 	var ds []Delta
 	for _, q := range Quantities {
 		x, y := a[q], b[q]
-		switch {
-		case !x.Known && !y.Known:
-			continue
-		case x.Known && y.Known && (x.X == y.X || math.IsNaN(x.X) && math.IsNaN(y.X)):
+		if !x.Known && !y.Known || spell(q, x) == spell(q, y) {
 			continue
 		}
 		ds = append(ds, Delta{Quantity: q, Own: x, Switched: y})

@@ -86,3 +86,17 @@ ev = stream(0, words)
 cb = [(100, ev[0]), (101, ev[1]), (121, ev[2] + ": ping\n\n"), (141, ev[3]), (161, ev[4]), (181, ev[5]),
       (184, ev[6] + ev[7])]
 write("comment_block", [request("cb-0", T0, cb)])
+
+# 'id:' lines, AISBench's pull request 481: an "id:" block of its own before
+# each event (id-0) fails the released client's json.loads, and the PR skips
+# it; an "id:" line in the event's own block (id-1) is skipped with its data
+# by the PR. The usage-only event of every request gets no time point under
+# pull request 479.
+ev = stream(0, words)
+ids = [(100, "id: 0\n\n" + ev[0]), (101, "id: 1\n\n" + ev[1]), (121, "id: 2\n\n" + ev[2]), (141, ev[3]), (161, ev[4]),
+       (181, ev[5]), (184, ev[6] + ev[7])]
+ev1 = stream(1, words)
+ids1 = [(100, ev1[0]), (101, ev1[1]), (121, "id: 7\n" + ev1[2]), (141, ev1[3]), (161, ev1[4]), (181, ev1[5]),
+        (184, ev1[6] + ev1[7])]
+write("id_lines", [request("id-0", T0, ids), request("id-1", T0 + 400 * MS, ids1),
+                   request("ok-2", T0 + 800 * MS, timed(stream(2, words), 100, 20))])
