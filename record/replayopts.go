@@ -14,15 +14,31 @@ import (
 // reads a trace (audit tools): its request function runs on what the
 // framer handed on.
 func EachReplay(r trace.Reader, ropts replay.Options, fn func(*Replayed) error) error {
+	return EachReplayWith(r, ropts, func() func(*Replayed) struct{} {
+		return func(*Replayed) struct{} { return struct{}{} }
+	}, func(rr *Replayed, _ struct{}) error { return fn(rr) })
+}
+
+// EachReplayWith is EachReplay with prepare run on every request in the
+// worker that replayed it, in parallel (newPrepare makes one prepare a
+// worker), its result handed to fn with the request, in trace order.
+func EachReplayWith[T any](r trace.Reader, ropts replay.Options, newPrepare func() func(*Replayed) T,
+	fn func(*Replayed, T) error) error {
 	path := r.Info().Path
-	return mapOrdered(r, func() func(*trace.Request) (*Replayed, error) {
+	type prepared struct {
+		rr *Replayed
+		v  T
+	}
+	return mapOrdered(r, func() func(*trace.Request) (prepared, error) {
 		var rp replay.Replayer
-		return func(req *trace.Request) (*Replayed, error) {
+		prepare := newPrepare()
+		return func(req *trace.Request) (prepared, error) {
 			res, err := rp.Replay(req, ropts)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err) // replay names the request
+				return prepared{}, fmt.Errorf("%s: %w", path, err) // replay names the request
 			}
-			return &Replayed{RequestID: req.RequestID, T0Ns: req.T0Ns, BodyBytes: req.BodyBytes(), Replay: res, Record: FromReplay(res)}, nil
+			rr := &Replayed{RequestID: req.RequestID, T0Ns: req.T0Ns, BodyBytes: req.BodyBytes(), Replay: res, Record: FromReplay(res)}
+			return prepared{rr, prepare(rr)}, nil
 		}
-	}, fn)
+	}, func(p prepared) error { return fn(p.rr, p.v) })
 }

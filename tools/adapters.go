@@ -16,8 +16,17 @@ import (
 // gives the tool's result (result).
 type variant interface {
 	replay() replay.Options // the framer and its options (MaxEventBytes aside)
-	add(rr *record.Replayed)
+	reads() string          // the messages it reads ("vllm", "sglang"), or "" for none
+	add(rr *record.Replayed, p *prepared)
 	result() *ToolResult
+}
+
+// prepared is what a request's messages read as, for each tool's request
+// function, read once for every variant of the tool (in the replay's
+// workers).
+type prepared struct {
+	vllm   []vllm.Message
+	sglang []sglang.Message
 }
 
 // ruleSwitch is one rule of a tool and how to switch it to AISBench's:
@@ -56,9 +65,11 @@ type vllmVariant struct {
 	calc     *vllm.Calc
 }
 
-func newVLLM(tool Tool, api string, rules vllm.Rules, aisFraming bool) *vllmVariant {
+// newVLLM is vLLM under rules, framed by its own framer or AISBench's; a
+// lean one keeps only what the table's quantities need.
+func newVLLM(tool Tool, api string, rules vllm.Rules, aisFraming, lean bool) *vllmVariant {
 	v := &vllmVariant{tool: tool, api: vllm.API(api), framing: replay.VLLM,
-		client: &vllm.Client{API: vllm.API(api), Rules: rules}, calc: &vllm.Calc{Rules: rules}}
+		client: &vllm.Client{API: vllm.API(api), Rules: rules}, calc: &vllm.Calc{Rules: rules, Lean: lean}}
 	if aisFraming {
 		v.framing, v.messages = replay.AISBench, true
 	}
@@ -69,8 +80,10 @@ func (v *vllmVariant) replay() replay.Options {
 	return replay.Options{Framer: v.framing, Messages: v.messages}
 }
 
-func (v *vllmVariant) add(rr *record.Replayed) {
-	v.calc.Add(v.client.Request(rr.T0Ns, rr.Replay), rr.T0Ns, rr.Replay.EndNs)
+func (v *vllmVariant) reads() string { return "vllm" }
+
+func (v *vllmVariant) add(rr *record.Replayed, p *prepared) {
+	v.calc.Add(v.client.Run(rr.T0Ns, rr.Replay.Transport, p.vllm), rr.T0Ns, rr.Replay.EndNs)
 }
 
 func (v *vllmVariant) result() *ToolResult {
@@ -131,9 +144,11 @@ type sglangVariant struct {
 	calc     *sglang.Calc
 }
 
-func newSGLang(tool Tool, api string, rules sglang.Rules, aisFraming bool) *sglangVariant {
+// newSGLang is SGLang under rules, framed by its own framer or AISBench's;
+// a lean one keeps only what the table's quantities need.
+func newSGLang(tool Tool, api string, rules sglang.Rules, aisFraming, lean bool) *sglangVariant {
 	v := &sglangVariant{tool: tool, api: sglang.API(api), framing: replay.SGLang,
-		client: &sglang.Client{API: sglang.API(api), Rules: rules}, calc: &sglang.Calc{Rules: rules}}
+		client: &sglang.Client{API: sglang.API(api), Rules: rules}, calc: &sglang.Calc{Rules: rules, Lean: lean}}
 	if aisFraming {
 		v.framing, v.messages = replay.AISBench, true
 	}
@@ -144,8 +159,10 @@ func (v *sglangVariant) replay() replay.Options {
 	return replay.Options{Framer: v.framing, Messages: v.messages}
 }
 
-func (v *sglangVariant) add(rr *record.Replayed) {
-	v.calc.Add(v.client.Request(rr.T0Ns, rr.Replay), rr.T0Ns, rr.Replay.EndNs)
+func (v *sglangVariant) reads() string { return "sglang" }
+
+func (v *sglangVariant) add(rr *record.Replayed, p *prepared) {
+	v.calc.Add(v.client.Run(rr.T0Ns, rr.Replay.Transport, p.sglang), rr.T0Ns, rr.Replay.EndNs)
 }
 
 func (v *sglangVariant) result() *ToolResult {
@@ -206,7 +223,9 @@ func (v *aisbenchVariant) replay() replay.Options {
 	return replay.Options{Framer: replay.AISBench, SkipIDBlocks: v.skipID}
 }
 
-func (v *aisbenchVariant) add(rr *record.Replayed) {
+func (v *aisbenchVariant) reads() string { return "" }
+
+func (v *aisbenchVariant) add(rr *record.Replayed, _ *prepared) {
 	rec := rr.Record
 	if v.dropUsageOnly && rec.Events != nil {
 		rec = withoutUsageOnly(rec)

@@ -74,7 +74,7 @@ func Run(open Opener, opts Options) (*Report, error) {
 				e.rules = []variant{&aisbenchVariant{tool: t, run: run.New(samples.NewHeap()), c: c}}
 			}
 		case "vllm":
-			e.own = newVLLM(t, rep.API, vllm.Rules{}, false)
+			e.own = newVLLM(t, rep.API, vllm.Rules{}, false, false)
 			if opts.Why {
 				var all vllm.Rules
 				for _, rs := range vllmRules {
@@ -83,12 +83,12 @@ func Run(open Opener, opts Options) (*Report, error) {
 						rs.set(&rules)
 						rs.set(&all)
 					}
-					e.rules = append(e.rules, newVLLM(t, rep.API, rules, rs.framing))
+					e.rules = append(e.rules, newVLLM(t, rep.API, rules, rs.framing, true))
 				}
-				e.all = newVLLM(t, rep.API, all, true)
+				e.all = newVLLM(t, rep.API, all, true, true)
 			}
 		case "sglang":
-			e.own = newSGLang(t, rep.API, sglang.Rules{}, false)
+			e.own = newSGLang(t, rep.API, sglang.Rules{}, false, false)
 			if opts.Why {
 				var all sglang.Rules
 				for _, rs := range sglangRules {
@@ -97,9 +97,9 @@ func Run(open Opener, opts Options) (*Report, error) {
 						rs.set(&rules)
 						rs.set(&all)
 					}
-					e.rules = append(e.rules, newSGLang(t, rep.API, rules, rs.framing))
+					e.rules = append(e.rules, newSGLang(t, rep.API, rules, rs.framing, true))
 				}
-				e.all = newSGLang(t, rep.API, all, true)
+				e.all = newSGLang(t, rep.API, all, true, true)
 			}
 		default:
 			return nil, fmt.Errorf("tools: %s has no calculator", t.Name)
@@ -110,7 +110,7 @@ func Run(open Opener, opts Options) (*Report, error) {
 			every = append(every, e.all)
 		}
 	}
-	if err := readPasses(open, every, opts.MaxEventBytes, rep); err != nil {
+	if err := readPasses(open, every, opts.MaxEventBytes, rep.API, rep); err != nil {
 		return nil, err
 	}
 
@@ -173,10 +173,11 @@ func ruleList(tool string) []Rule {
 // readPasses reads the trace once for each framer the variants need,
 // handing every request to the variants of that framer, and fills the
 // report's request count and span.
-func readPasses(open Opener, every []variant, maxEventBytes int64, rep *Report) error {
+func readPasses(open Opener, every []variant, maxEventBytes int64, api string, rep *Report) error {
 	type pass struct {
-		opts replay.Options
-		vs   []variant
+		opts  replay.Options
+		vs    []variant
+		reads map[string]bool
 	}
 	type key struct {
 		framer replay.Framer
@@ -189,12 +190,14 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, rep *Report) 
 		k := key{o.Framer, o.SkipIDBlocks}
 		p := byKey[k]
 		if p == nil {
-			p = &pass{opts: replay.Options{Framer: o.Framer, SkipIDBlocks: o.SkipIDBlocks, MaxEventBytes: maxEventBytes}}
+			p = &pass{opts: replay.Options{Framer: o.Framer, SkipIDBlocks: o.SkipIDBlocks, MaxEventBytes: maxEventBytes},
+				reads: map[string]bool{}}
 			byKey[k] = p
 			passes = append(passes, p)
 		}
 		p.opts.Messages = p.opts.Messages || o.Messages
 		p.vs = append(p.vs, v)
+		p.reads[v.reads()] = true
 	}
 	for k, p := range passes {
 		r, err := open()
@@ -203,10 +206,25 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, rep *Report) 
 		}
 		var first, last int64
 		n := 0
-		err = record.EachReplay(r, p.opts,
-			func(rr *record.Replayed) error {
+		err = record.EachReplayWith(r, p.opts, func() func(*record.Replayed) *prepared {
+			vc := &vllm.Client{API: vllm.API(api)}
+			sc := &sglang.Client{API: sglang.API(api)}
+			return func(rr *record.Replayed) *prepared {
+				var pr prepared
+				if rr.Replay.Transport == "" {
+					if p.reads["vllm"] {
+						pr.vllm = vc.Read(rr.Replay)
+					}
+					if p.reads["sglang"] {
+						pr.sglang = sc.Read(rr.Replay)
+					}
+				}
+				return &pr
+			}
+		},
+			func(rr *record.Replayed, pr *prepared) error {
 				for _, v := range p.vs {
-					v.add(rr)
+					v.add(rr, pr)
 				}
 				if n == 0 || rr.T0Ns < first {
 					first = rr.T0Ns

@@ -1,12 +1,21 @@
 package sglang
 
 import (
+	"math"
+
 	"github.com/sseaudit/sseaudit/pynum"
 )
 
 // Calc gathers a run's request outputs in trace order and computes
 // calculate_metrics.
 type Calc struct {
+	// Lean keeps no request's ITL intervals, only their running sum and
+	// count (in order, as numpy sums them): the Result's ITL mean and
+	// samples are exact, its other ITL statistics NaN and its peak buckets
+	// 0. For a tool recomputed under a switched rule, whose quantities are
+	// compared and whose keys are not printed.
+	Lean               bool
+	itlSum             pynum.Sum
 	Rules              Rules
 	outputs            []Output
 	spanStart, spanEnd int64
@@ -22,6 +31,10 @@ func (c *Calc) Add(o Output, t0, end int64) {
 		c.spanEnd = end
 	}
 	c.spanSet = true
+	if c.Lean && o.Success {
+		c.itlSum.Add(o.ITL)
+		o.ITL = nil
+	}
 	c.outputs = append(c.outputs, o)
 }
 
@@ -79,10 +92,20 @@ func (c *Calc) Result() *Result {
 	d := r.Duration
 	r.RequestThroughput = float64(r.Completed) / d
 	r.OutputThroughput = float64(totalOutput) / d
-	r.MaxOutputTokensPerS, r.MaxConcurrentRequests = Peak(c.outputs)
+	if !c.Lean {
+		r.MaxOutputTokensPerS, r.MaxConcurrentRequests = Peak(c.outputs)
+	}
 	r.TTFT, _ = StatsOf(ttfts, true)
 	r.TPOT, _ = StatsOf(tpots, true)
 	r.ITL, _ = StatsOf(itls, true)
+	if c.Lean {
+		// The mean of `itls or 0` and the count; the others NaN.
+		nan := math.NaN()
+		r.ITL = Stats{Median: nan, Std: nan, P90: nan, P95: nan, P99: nan, Samples: c.itlSum.Len()}
+		if c.itlSum.Len() > 0 {
+			r.ITL.Mean = c.itlSum.Mean()
+		}
+	}
 	var ok bool
 	if r.E2E, ok = StatsOf(e2es, false); !ok {
 		r.Err = errNoneDone

@@ -99,49 +99,93 @@ type Client struct {
 
 func seconds(ns int64) float64 { return float64(ns) / 1e9 }
 
+// Message is what the request function reads in one message, whatever the
+// rules: Read finds it once, Run applies the rules to it.
+type Message struct {
+	TNs  int64
+	Done bool   // [DONE]
+	Err  string // the exception parsing or reading it raises ("" none)
+	Text bool   // it carries text: a token
+	// SetsLen says the message sets output_len, to OutputLen.
+	SetsLen   bool
+	OutputLen OutputLen
+	AnyUsage  int64 // a truthy usage's int completion_tokens, 0 for none (AISBench's rule)
+}
+
+// Read is what the request function reads in each message res's framer
+// handed on.
+func (c *Client) Read(res *replay.Result) []Message {
+	ms := make([]Message, 0, len(res.Messages))
+	for _, m := range res.Messages {
+		msg := Message{TNs: m.TNs}
+		chunk := bytes.TrimPrefix(m.Text, []byte("data: "))
+		switch data, ok := c.p.Parse(chunk); {
+		case string(chunk) == "[DONE]":
+			msg.Done = true
+		case !ok:
+			msg.Err = "json.decoder.JSONDecodeError"
+		default:
+			outLen := OutputLen{Unknown: "unset"}
+			msg.Text, msg.Err = c.message(data, &outLen)
+			if outLen.Unknown != "unset" {
+				msg.SetsLen, msg.OutputLen = true, outLen
+			}
+			if u := member(data, "usage"); replay.Truthy(u) && u.Type() == fastjson.TypeObject {
+				if n, ok := replay.PyInt(replay.Member(u, "completion_tokens")); ok && n != 0 {
+					msg.AnyUsage = n
+				}
+			}
+		}
+		ms = append(ms, msg)
+	}
+	return ms
+}
+
 // Request is the request function's output for one request, from what the
 // framer handed it (res.Messages, res.Transport) and its t0.
 func (c *Client) Request(t0 int64, res *replay.Result) Output {
+	if res.Transport != "" {
+		return c.Run(t0, res.Transport, nil)
+	}
+	return c.Run(t0, "", c.Read(res))
+}
+
+// Run is the request function's output for a request sent at t0 whose
+// messages read as msgs, or whose transport failed.
+func (c *Client) Run(t0 int64, transport string, msgs []Message) Output {
 	st := seconds(t0)
 	out := Output{StartTime: st, OutputLen: OutputLen{Unknown: "dataset"}}
-	if res.Transport != "" {
-		out.Error = res.Transport
+	if transport != "" {
+		out.Error = transport
 		return out
 	}
 	ttft, mostRecent := 0.0, st
 	latency, haveLatency, timed := 0.0, false, 0
 	var lastUsage int64
-	for _, m := range res.Messages {
-		chunk := bytes.TrimPrefix(m.Text, []byte("data: "))
+	for i := range msgs {
+		m := &msgs[i]
 		ts := seconds(m.TNs)
-		done := string(chunk) == "[DONE]"
-		if !done || !c.Rules.LastEventLatency {
+		if !m.Done || !c.Rules.LastEventLatency {
 			latency, haveLatency = ts-st, true
 		}
-		if done {
+		if m.Done {
 			if c.Rules.StopAtDone {
 				break
 			}
 			continue
 		}
-		data, ok := c.p.Parse(chunk)
-		if !ok {
-			out.Error = "json.decoder.JSONDecodeError"
-			return out
-		}
-		text, err := c.message(data, &out.OutputLen)
-		if err != "" {
-			out.Error = err
+		if m.Err != "" {
+			out.Error = m.Err
 			return out
 		}
 		if c.Rules.AnyUsage {
-			if u := member(data, "usage"); replay.Truthy(u) && u.Type() == fastjson.TypeObject {
-				if n, ok := replay.PyInt(replay.Member(u, "completion_tokens")); ok && n != 0 {
-					lastUsage = n
-				}
+			if m.AnyUsage != 0 {
+				lastUsage = m.AnyUsage
 			}
+		} else if m.SetsLen {
+			out.OutputLen = m.OutputLen
 		}
-		if !text && !c.Rules.EveryMessage {
+		if !m.Text && !c.Rules.EveryMessage {
 			continue
 		}
 		if ttft == 0.0 {
@@ -187,7 +231,7 @@ func (c *Client) message(data *fastjson.Value, outLen *OutputLen) (text bool, ex
 		return false, "AttributeError: '" + replay.PyTypeName(data) + "' object has no attribute 'get'"
 	}
 	// output_len = (data.get("usage") or {}).get("completion_tokens", output_len)
-	if err := takeUsage(replay.Member(data, "usage"), outLen, c.Rules.AnyUsage); err != "" {
+	if err := takeUsage(replay.Member(data, "usage"), outLen); err != "" {
 		return false, err
 	}
 	choices := replay.Member(data, "choices")
@@ -251,7 +295,7 @@ func (c *Client) completionsMessage(data *fastjson.Value, outLen *OutputLen) (bo
 	if text.Type() != fastjson.TypeString {
 		return false, `TypeError: can only concatenate str (not "` + replay.PyTypeName(text) + `") to str`
 	}
-	if err := takeUsage(replay.Member(data, "usage"), outLen, c.Rules.AnyUsage); err != "" {
+	if err := takeUsage(replay.Member(data, "usage"), outLen); err != "" {
 		return false, err
 	}
 	return true, ""
@@ -259,15 +303,12 @@ func (c *Client) completionsMessage(data *fastjson.Value, outLen *OutputLen) (bo
 
 // takeUsage is `(data.get("usage") or {}).get("completion_tokens",
 // output_len)`: a usage holding the key sets output_len to its value.
-func takeUsage(usage *fastjson.Value, outLen *OutputLen, skip bool) string {
+func takeUsage(usage *fastjson.Value, outLen *OutputLen) string {
 	if !replay.Truthy(usage) {
 		return ""
 	}
 	if usage.Type() != fastjson.TypeObject {
 		return "AttributeError: '" + replay.PyTypeName(usage) + "' object has no attribute 'get'"
-	}
-	if skip {
-		return ""
 	}
 	v := replay.Member(usage, "completion_tokens")
 	switch n, ok := replay.PyInt(v); {

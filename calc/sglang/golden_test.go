@@ -44,6 +44,18 @@ func TestGoldens(t *testing.T) {
 			defer r.Close()
 			c := run(t, r, API(tc.API), Rules{}, replay.SGLang)
 			comparePerRequest(t, c.Outputs(), g)
+			// A lean calculator keeps the ITL mean and count exactly.
+			lean := &Calc{Lean: true}
+			for i, o := range c.Outputs() {
+				lean.Add(o, int64(i), int64(i))
+			}
+			full := &Calc{}
+			for i, o := range c.Outputs() {
+				full.Add(o, int64(i), int64(i))
+			}
+			if a, b := lean.Result().ITL, full.Result().ITL; a.Mean != b.Mean || a.Samples != b.Samples {
+				t.Errorf("lean ITL mean %v (%d), full %v (%d)", a.Mean, a.Samples, b.Mean, b.Samples)
+			}
 			res := c.Result()
 			if g.Error != "" || res.Err != "" {
 				if g.Error == "" || res.Err == "" {

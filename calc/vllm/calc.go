@@ -1,6 +1,8 @@
 package vllm
 
 import (
+	"math"
+
 	"github.com/sseaudit/sseaudit/pynum"
 )
 
@@ -10,6 +12,13 @@ var Percentiles = []float64{99}
 // Calc gathers a run's request outputs, in trace order (asyncio.gather
 // keeps the order requests were sent in), and computes calculate_metrics.
 type Calc struct {
+	// Lean keeps no request's ITL intervals, only their running sum and
+	// count (in order, as numpy sums them): the Result's ITL mean and
+	// samples are exact, its other ITL statistics NaN and its peak buckets
+	// 0. For a tool recomputed under a switched rule, whose quantities are
+	// compared and whose keys are not printed.
+	Lean    bool
+	itlSum  pynum.Sum
 	Rules   Rules
 	outputs []Output
 	// The trace's span: the first t0 and the last end (the run's wall
@@ -27,6 +36,10 @@ func (c *Calc) Add(o Output, t0, end int64) {
 		c.spanEnd = end
 	}
 	c.spanSet = true
+	if c.Lean && o.Success {
+		c.itlSum.Add(o.ITL)
+		o.ITL = nil
+	}
 	c.outputs = append(c.outputs, o)
 }
 
@@ -85,11 +98,16 @@ func (c *Calc) Result() *Result {
 	r.RequestThroughput = float64(r.Completed) / d
 	r.OutputThroughput = float64(totalOutput) / d
 	r.TotalTokenThroughput = float64(totalInput+totalOutput) / d
-	r.MaxOutputTokensPerS, r.MaxConcurrentRequests = Peak(c.outputs)
+	if !c.Lean {
+		r.MaxOutputTokensPerS, r.MaxConcurrentRequests = Peak(c.outputs)
+	}
 	r.RTFX = 0.0 / d
 	r.TTFT = StatsOf(ttfts, Percentiles)
 	r.TPOT = StatsOf(tpots, Percentiles)
 	r.ITL = StatsOf(itls, Percentiles)
+	if c.Lean {
+		r.ITL = leanStats(&c.itlSum, len(Percentiles))
+	}
 	r.E2EL = StatsOf(e2els, Percentiles)
 	return r
 }
@@ -108,4 +126,18 @@ func (c *Calc) aisbenchDuration() float64 {
 		return 0
 	}
 	return pynum.NumpyMax(ends) - pynum.NumpyMin(starts)
+}
+
+// leanStats are a Lean calculator's ITL statistics: the mean of `itls or 0`
+// and the count, the others NaN.
+func leanStats(sum *pynum.Sum, percentiles int) Stats {
+	nan := math.NaN()
+	s := Stats{Mean: 0, Std: nan, Median: nan, Samples: sum.Len()}
+	if sum.Len() > 0 {
+		s.Mean = sum.Mean()
+	}
+	for range percentiles {
+		s.Percentiles = append(s.Percentiles, nan)
+	}
+	return s
 }

@@ -99,64 +99,136 @@ type Client struct {
 
 func seconds(ns int64) float64 { return float64(ns) / 1e9 }
 
+// Message is what the request function reads in one message, whatever
+// the rules: Read finds it once, Run applies the rules to it (so that a
+// request is parsed once for every rule switched).
+type Message struct {
+	TNs     int64
+	Skip    bool   // a comment: `if message.startswith(":"): continue`
+	Done    bool   // [DONE]
+	Err     string // the exception parsing or reading it raises ("" none)
+	Choices bool   // truthy choices (read without error)
+	// UsageErr is the exception of the `elif usage` branch (a truthy usage
+	// that is not a dict); Usage says the branch sets the counts.
+	UsageErr      string
+	Usage         bool
+	Output        Count
+	Prompt        Count
+	PromptPresent bool  // prompt_tokens present and not None
+	AnyUsage      int64 // a truthy usage's int completion_tokens, 0 for none (AISBench's rule)
+}
+
+// Read is what the request function reads in each message res's framer
+// handed on.
+func (c *Client) Read(res *replay.Result) []Message {
+	ms := make([]Message, 0, len(res.Messages))
+	for _, m := range res.Messages {
+		ms = append(ms, c.read(m))
+	}
+	return ms
+}
+
+func (c *Client) read(m replay.Message) Message {
+	msg := Message{TNs: m.TNs}
+	if m.Text[0] == ':' {
+		msg.Skip = true
+		return msg
+	}
+	chunk := bytes.TrimPrefix(m.Text, []byte("data: "))
+	if string(chunk) == "[DONE]" {
+		msg.Done = true
+		return msg
+	}
+	data, ok := c.p.Parse(chunk)
+	if !ok {
+		msg.Err = "json.decoder.JSONDecodeError"
+		return msg
+	}
+	if data.Type() != fastjson.TypeObject {
+		msg.Err = "AttributeError: '" + replay.PyTypeName(data) + "' object has no attribute 'get'"
+		return msg
+	}
+	choices := replay.Member(data, "choices")
+	usage := replay.Member(data, "usage")
+	if replay.Truthy(usage) && usage.Type() == fastjson.TypeObject {
+		if n, ok := replay.PyInt(replay.Member(usage, "completion_tokens")); ok && n != 0 {
+			msg.AnyUsage = n
+		}
+	}
+	switch {
+	case replay.Truthy(choices):
+		msg.Choices = true
+		msg.Err = c.firstChoice(choices)
+	case replay.Truthy(usage):
+		if usage.Type() != fastjson.TypeObject {
+			msg.UsageErr = "AttributeError: '" + replay.PyTypeName(usage) + "' object has no attribute 'get'"
+			break
+		}
+		msg.Usage = true
+		msg.Output = count(usage, "completion_tokens", "tokenizer")
+		if pt := replay.Member(usage, "prompt_tokens"); pt != nil && pt.Type() != fastjson.TypeNull {
+			msg.PromptPresent = true
+			msg.Prompt = count(usage, "prompt_tokens", "dataset")
+		}
+	}
+	return msg
+}
+
 // Request is the request function's output for one request, from what the
 // framer handed it (res.Messages, res.Transport) and its t0.
 func (c *Client) Request(t0 int64, res *replay.Result) Output {
+	if res.Transport != "" {
+		return c.Run(t0, res.Transport, nil)
+	}
+	return c.Run(t0, "", c.Read(res))
+}
+
+// Run is the request function's output for a request sent at t0 whose
+// messages read as msgs, or whose transport failed (a status other than
+// 200 — output.error = response.reason —, no response, a transport error,
+// UnicodeDecodeError: the exception handler's success = False).
+func (c *Client) Run(t0 int64, transport string, msgs []Message) Output {
 	st := seconds(t0)
 	out := Output{StartTime: st, PromptLen: Count{Why: "dataset"}, OutputTokens: Count{Why: "tokenizer"}}
-	if res.Transport != "" {
-		// A status other than 200 (output.error = response.reason), no
-		// response, a transport error or UnicodeDecodeError: the exception
-		// handler's success = False.
-		out.Error = res.Transport
+	if transport != "" {
+		out.Error = transport
 		return out
 	}
 	ttft, mostRecent, first, timed := 0.0, st, false, 0
 	var lastUsage int64
-	for _, m := range res.Messages {
-		if m.Text[0] == ':' {
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Skip {
 			continue // an SSE comment: skipped
 		}
-		chunk := bytes.TrimPrefix(m.Text, []byte("data: "))
-		if string(chunk) == "[DONE]" {
+		if m.Done {
 			if c.Rules.StopAtDone {
 				break
 			}
 			continue
 		}
+		if m.Err != "" {
+			out.Error = m.Err
+			return out
+		}
+		if c.Rules.AnyUsage {
+			if m.AnyUsage != 0 {
+				lastUsage = m.AnyUsage
+			}
+		} else if !m.Choices {
+			if m.UsageErr != "" {
+				out.Error = m.UsageErr
+				return out
+			}
+			if m.Usage {
+				out.OutputTokens = m.Output
+				if m.PromptPresent {
+					out.PromptLen = m.Prompt
+				}
+			}
+		}
 		ts := seconds(m.TNs)
-		data, ok := c.p.Parse(chunk)
-		if !ok {
-			out.Error = "json.decoder.JSONDecodeError"
-			return out
-		}
-		if data.Type() != fastjson.TypeObject {
-			out.Error = "AttributeError: '" + replay.PyTypeName(data) + "' object has no attribute 'get'"
-			return out
-		}
-		choices := replay.Member(data, "choices")
-		usage := replay.Member(data, "usage")
-		if c.Rules.AnyUsage && replay.Truthy(usage) && usage.Type() == fastjson.TypeObject {
-			if n, ok := replay.PyInt(replay.Member(usage, "completion_tokens")); ok && n != 0 {
-				lastUsage = n
-			}
-		}
-		if replay.Truthy(choices) {
-			if err := c.firstChoice(choices); err != "" {
-				out.Error = err
-				return out
-			}
-		} else if replay.Truthy(usage) && !c.Rules.AnyUsage {
-			if usage.Type() != fastjson.TypeObject {
-				out.Error = "AttributeError: '" + replay.PyTypeName(usage) + "' object has no attribute 'get'"
-				return out
-			}
-			out.OutputTokens = count(usage, "completion_tokens", "tokenizer")
-			if pt := replay.Member(usage, "prompt_tokens"); pt != nil && pt.Type() != fastjson.TypeNull {
-				out.PromptLen = count(usage, "prompt_tokens", "dataset")
-			}
-		}
-		token := replay.Truthy(choices) || c.Rules.EveryMessage
+		token := m.Choices || c.Rules.EveryMessage
 		if token {
 			// The first token: chat tests ttft == 0.0, completions a flag.
 			isFirst := !first
