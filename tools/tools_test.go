@@ -3,8 +3,11 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/sseaudit/sseaudit/internal/tooltest"
 	"github.com/sseaudit/sseaudit/trace"
@@ -122,6 +125,51 @@ func TestParseList(t *testing.T) {
 	for _, bad := range []string{"vllm,vllm", "genai-perf", "vllm,"} {
 		if _, err := ParseList(bad); err == nil {
 			t.Errorf("%q: want an error", bad)
+		}
+	}
+}
+
+// TestJSONSchema: the JSON of every bundled, quirk and generated trace's
+// report, every tool named, validates against schemas/tools/v1.schema.json
+// (a draft 2020-12 validator).
+func TestJSONSchema(t *testing.T) {
+	f, err := os.Open(root + "/schemas/tools/v1.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("tools-v1.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("tools-v1.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := strings.Join(Names(), ",")
+	dir := t.TempDir()
+	for _, tc := range tooltest.Cases(t, root) {
+		if tc.Path != "" && !strings.HasSuffix(tc.Path, ".jsonl") {
+			continue
+		}
+		r := tc.Open(t, dir)
+		path := r.Info().Path
+		r.Close()
+		rep := runTools(t, path, names)
+		var b bytes.Buffer
+		if err := rep.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		v, err := jsonschema.UnmarshalJSON(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(v); err != nil {
+			t.Errorf("%s: %v", tc.Name, err)
 		}
 	}
 }
