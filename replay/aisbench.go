@@ -32,6 +32,10 @@ type aisFramer struct {
 	done    bool // a [DONE] block was framed
 	tp      []int64
 	agree   sseAgreement // whether the sse framer would cut the body alike
+
+	messages bool         // hand on the payloads the client parsed (Options.Messages)
+	skipID   bool         // skip "id:" blocks as comments (Options.SkipIDBlocks)
+	text     *messageText // where they go
 }
 
 // mark says that work[i] starts at body offset body + (i - work), for i
@@ -46,6 +50,7 @@ var (
 	crcr     = []byte("\r\r")
 	lflf     = []byte("\n\n")
 	dataTag  = []byte("data:")
+	idTag    = []byte("id:")
 )
 
 // origOf is the body offset of work position i (i may be len(work)).
@@ -97,6 +102,14 @@ func (a *aisFramer) run(in *input, cls *classifier, acct *accountant, res *Resul
 		a.work = a.work[:0]
 	}
 	acct.upTo(BucketFraming, int64(len(body)))
+	if a.messages {
+		switch t := transportFailure(req); {
+		case t != "":
+			res.Transport = t
+		case req.Error != nil && res.Transport == "":
+			res.Transport = *req.Error
+		}
+	}
 
 	switch {
 	case noResponse:
@@ -264,7 +277,8 @@ func (a *aisFramer) block(ws, we int, t int64) {
 	}
 	valid := utf8.Valid(content)
 	var v verdict
-	if content[0] == ':' {
+	var payload []byte
+	if content[0] == ':' || a.skipID && bytes.HasPrefix(content, idTag) {
 		v.class = ClassComment
 		a.acct.span(ClassBucket(ClassComment), start, end)
 	} else {
@@ -279,7 +293,7 @@ func (a *aisFramer) block(ws, we int, t int64) {
 		} else {
 			pi, pj = pyBytesStrip(rest)
 		}
-		payload := rest[pi:pj]
+		payload = rest[pi:pj]
 		// The sse framer's payload is the whole line after "data: ": the
 		// same bytes only if the strips took that space and nothing else,
 		// and the sse framer replaces no invalid UTF-8.
@@ -309,11 +323,20 @@ func (a *aisFramer) block(ws, we int, t int64) {
 		switch {
 		case !valid:
 			a.fail("UnicodeDecodeError: " + pyUTF8Error(content))
+			if a.messages {
+				a.res.Transport = a.errInfo
+			}
 		case v.class == ClassComment:
 			// skipped: the whole block, data lines in it included
 		case v.class == ClassDone:
 			a.reading = false // break: the rest is never read
+			if a.messages {
+				a.text.add(a.res, t, doneMarker, ev.Index)
+			}
 		default:
+			if a.messages {
+				a.text.add(a.res, t, payload, ev.Index)
+			}
 			// The time point comes before json.loads.
 			ev.Recorded = true
 			a.tp = append(a.tp, t)

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/sseaudit/sseaudit/trace"
@@ -180,6 +181,19 @@ type Result struct {
 	Events      []Event
 	Bytes       ByteCounts
 	Counts      EventCounts
+	// Messages are, for the vllm and sglang framers (and the aisbench framer
+	// with Options.Messages), what the client's framing hands its request
+	// function (clients.go).
+	Messages []Message
+	// Transport is, for the framers of Messages, why the client could not
+	// read the body to its end ("" when it could): no response, a status
+	// other than 200, a transport error, invalid UTF-8, a line too long.
+	// Success is then false; otherwise, for the vllm and sglang framers,
+	// Success is true and the request function decides.
+	Transport string
+	// EndNs is when the body ended: end_ns, else the last chunk's time, else
+	// t0.
+	EndNs int64
 	// SSE is, for the aisbench framer, the Outcome the sse framer gives the
 	// same request, known without running it because the body holds none
 	// of the constructs the two framers cut differently (agree.go); nil
@@ -196,6 +210,13 @@ type Options struct {
 	// memory in proportion to the payload, many times over. 0 means
 	// DefaultMaxEventBytes; a negative value means no limit.
 	MaxEventBytes int64
+	// Messages, with the aisbench framer, fills Result.Messages and
+	// Result.Transport (the other framers of Messages always do).
+	Messages bool
+	// SkipIDBlocks, with the aisbench framer, skips a block that starts
+	// with "id:" the way AISBench's client skips a comment block: its open
+	// pull request 481, not the released client.
+	SkipIDBlocks bool
 	// Memo, when set, classifies a payload it holds from memory and
 	// remembers the others: share one between the replays of the same
 	// request with both framers (and Reset it between requests).
@@ -224,6 +245,9 @@ type Replayer struct {
 	acct      accountant
 	ais       aisFramer
 	sse       sseFramer
+	vllm      vllmFramer
+	sglang    sglangFramer
+	text      messageText
 }
 
 // Replay replays one request with a fresh Replayer.
@@ -247,8 +271,8 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 	if framer == "" {
 		framer = AISBench
 	}
-	if framer != AISBench && framer != SSE {
-		return nil, fmt.Errorf("replay: request %q: unknown framer %q (want %q or %q)", req.RequestID, framer, AISBench, SSE)
+	if !slices.Contains(Framers, framer) {
+		return nil, fmt.Errorf("replay: request %q: unknown framer %q (want %s)", req.RequestID, framer, framerList())
 	}
 	// A recycled result's events and time points are written over.
 	var events []Event
@@ -294,12 +318,23 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 		res.Events = make([]Event, 0, want)
 	}
 	var tok tokens
+	res.EndNs = in.endNs
+	r.text.reset()
 	switch framer {
 	case AISBench:
+		r.ais.messages, r.ais.skipID = opt.Messages, opt.SkipIDBlocks
+		r.ais.text = &r.text
 		r.ais.run(&in, &r.cls, &r.acct, res, &tok)
 	case SSE:
 		r.sse.run(&in, &r.cls, &r.acct, res, &tok)
+	case VLLM:
+		r.vllm.run(&in, &r.cls, &r.acct, res, &r.text)
+		clientTimePoints(req, res)
+	case SGLang:
+		r.sglang.run(&in, &r.cls, &r.acct, res, &r.text)
+		clientTimePoints(req, res)
 	}
+	r.text.finish(res)
 	if r.cls.over > 0 {
 		return nil, fmt.Errorf("replay: request %q: an event of %d bytes, more than %d (limit --max-event-bytes): %w",
 			req.RequestID, r.cls.over, r.cls.maxBytes, trace.ErrLimit)

@@ -1,0 +1,39 @@
+package pynum
+
+import "math"
+
+// NumpyStd returns np.std(xs) (ddof 0) as numpy 1.24's _var computes it: the
+// mean as NumpySum over the count, every deviation squared (x*x), their
+// NumpySum over the count, its square root. NaN when empty.
+func NumpyStd(xs []float64) float64 {
+	n := len(xs)
+	if n == 0 {
+		return math.NaN()
+	}
+	mean := NumpySum(xs) / float64(n)
+	sq := make([]float64, n)
+	for i, x := range xs {
+		d := x - mean
+		sq[i] = d * d
+	}
+	return math.Sqrt(NumpySum(sq) / float64(n))
+}
+
+// NumpyMedian returns np.median(xs): the middle value of the sorted values,
+// or np.mean of the two middle ones ((a + b) / 2); NaN when empty or when a
+// value is NaN.
+func NumpyMedian(xs []float64) float64 {
+	n := len(xs)
+	if n == 0 {
+		return math.NaN()
+	}
+	sorted := append([]float64(nil), xs...)
+	SortFloats(sorted)
+	if math.IsNaN(sorted[n-1]) {
+		return sorted[n-1]
+	}
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return NumpySum(sorted[n/2-1:n/2+1]) / 2
+}

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Extracts the files the tools' oracle (oracle.py) loads, at the pinned
+# commits, from git directories of the tools' repositories (the search
+# tool's fetch of neuralmagic/vllm and bytedance-iaas/sglang, forks that carry
+# these upstream commits). The source is read at run time, never committed.
+#   extract.sh vllm   GIT_DIR OUTDIR
+#   extract.sh sglang GIT_DIR OUTDIR
+set -eu
+tool=$1 git_dir=$2 out=$3
+case $tool in
+vllm)
+	rev=2f41c894e320a07a46a360ee72149dd84d6f4bec
+	files="vllm/benchmarks/lib/endpoint_request_func.py vllm/benchmarks/serve.py" ;;
+sglang)
+	rev=db570fe619ae15d8bd4ee04f146bc8234c52a20d
+	files="python/sglang/benchmark/serving.py python/sglang/benchmark/utils.py python/sglang/benchmark/datasets/common.py" ;;
+*)
+	echo "extract.sh: unknown tool $tool (want vllm or sglang)" >&2; exit 2 ;;
+esac
+for f in $files; do
+	mkdir -p "$out/$(dirname "$f")"
+	git --git-dir="$git_dir" show "$rev:$f" >"$out/$f"
+done
+echo "$rev" >"$out/REVISION"
+echo "extracted $(echo $files | wc -w) files of $tool at $rev"

@@ -1,0 +1,223 @@
+package tools
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/sseaudit/sseaudit/internal/tooltest"
+	"github.com/sseaudit/sseaudit/trace"
+	_ "github.com/sseaudit/sseaudit/trace/parquetfile"
+)
+
+const root = ".."
+
+// runTrace is audit tools on a trace file, with why they differ.
+func runTrace(t *testing.T, path string) *Report {
+	t.Helper()
+	rep, err := Run(func() (trace.Reader, error) { return trace.Open(path, trace.OpenOptions{}) }, Options{Why: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func quirk(name string) string {
+	return filepath.Join(root, "testdata", "tools", "quirks", name+".jsonl")
+}
+
+// value is a tool's value of a quantity, failing the test when unknown.
+func value(t *testing.T, rep *Report, tool string, q Quantity) float64 {
+	t.Helper()
+	for _, tr := range rep.Tools {
+		if tr.Tool.Name == tool {
+			v := tr.Summary[q]
+			if !v.Known {
+				t.Fatalf("%s %s: unknown (%s)", tool, q.Label(), v.Why)
+			}
+			return v.X
+		}
+	}
+	t.Fatalf("no %s in the report", tool)
+	return 0
+}
+
+// why finds the attribution of a tool's rule.
+func why(rep *Report, tool, rule string) (Attribution, bool) {
+	for _, a := range rep.Why {
+		if a.Tool.Name == tool && a.Rule.Name == rule {
+			return a, true
+		}
+	}
+	return Attribution{}, false
+}
+
+// TestIssue16SGLangTimesFirstText: SGLang's client times the first token
+// that has text, so its TTFT is 1 ms later than vLLM's and AISBench's,
+// which time the role-only first chunk (quirks/first_token: the first text
+// 1 ms after the role); the rule that makes it is SGLang's every_message.
+func TestIssue16SGLangTimesFirstText(t *testing.T) {
+	rep := runTrace(t, quirk("first_token"))
+	ais, v, s := value(t, rep, "aisbench", TTFTMean), value(t, rep, "vllm", TTFTMean), value(t, rep, "sglang", TTFTMean)
+	if ais != v {
+		t.Errorf("TTFT mean: AISBench %v, vLLM %v: want equal", ais, v)
+	}
+	if d := s - v; math.Abs(d-0.001) > 1e-12 {
+		t.Errorf("TTFT mean: SGLang %v, vLLM %v: want SGLang 1 ms later", s, v)
+	}
+	a, ok := why(rep, "sglang", "every_message")
+	if !ok || !moves(a, TTFTMean) {
+		t.Errorf("SGLang's TTFT not attributed to every_message: %+v", rep.Why)
+	}
+}
+
+// TestIssue16ITLTails: for ITL, AISBench keeps the finish → usage gap, vLLM
+// drops it, and SGLang also drops the role-only → first text and the empty
+// finish: 6, 5 and 3 intervals a request; vLLM's -1 a request attributed
+// to its every_message rule.
+func TestIssue16ITLTails(t *testing.T) {
+	rep := runTrace(t, quirk("first_token"))
+	for tool, want := range map[string]float64{"aisbench": 18, "vllm": 15, "sglang": 9} {
+		if got := value(t, rep, tool, ITLSamples); got != want {
+			t.Errorf("%s: %v ITL samples, want %v", tool, got, want)
+		}
+	}
+	a, ok := why(rep, "vllm", "every_message")
+	if !ok || a.PerRequest[ITLSamples] != -1 {
+		t.Errorf("vLLM's every_message: %+v, want ITL samples -1 a request", a)
+	}
+	if a, ok := why(rep, "sglang", "every_message"); !ok || a.PerRequest[ITLSamples] != -3 {
+		t.Errorf("SGLang's every_message: %+v, want ITL samples -3 a request", a)
+	}
+}
+
+// TestIssue16SpeculativeITL: on speculative decoding (tracegen's profile)
+// the three tools' mean ITLs differ, each difference attributed to a rule,
+// and each tool with every rule switched equals AISBench.
+func TestIssue16SpeculativeITL(t *testing.T) {
+	c := tooltest.Case{Name: "gen-speculative-chat", Gen: tooltest.GenOptions("speculative", "chat")}
+	r := c.Open(t, t.TempDir())
+	path := r.Info().Path
+	r.Close()
+	rep := runTrace(t, path)
+	ais, v, s := value(t, rep, "aisbench", ITLMean), value(t, rep, "vllm", ITLMean), value(t, rep, "sglang", ITLMean)
+	if ais == v || v == s || ais == s {
+		t.Errorf("ITL mean AISBench %v, vLLM %v, SGLang %v: want three values", ais, v, s)
+	}
+	for _, tool := range []string{"vllm", "sglang"} {
+		if a, ok := why(rep, tool, "every_message"); !ok || !moves(a, ITLMean) {
+			t.Errorf("%s's ITL mean not attributed to every_message", tool)
+		}
+	}
+	for _, res := range rep.Residual {
+		if len(res.Deltas) != 0 {
+			t.Errorf("%s with every rule switched: %+v, want AISBench's figures", res.Tool.Title, res.Deltas)
+		}
+	}
+}
+
+// TestIssue16SGLangFailsKeepAlive: SGLang fails every request that carries
+// a ': keep-alive' comment line (json.loads of the line); AISBench and vLLM
+// count it.
+func TestIssue16SGLangFailsKeepAlive(t *testing.T) {
+	rep := runTrace(t, quirk("keep_alive"))
+	for tool, want := range map[string]float64{"aisbench": 2, "vllm": 2, "sglang": 1} {
+		if got := value(t, rep, tool, Successes); got != want {
+			t.Errorf("%s: %v successes, want %v", tool, got, want)
+		}
+	}
+	if a, ok := why(rep, "sglang", "framing"); !ok || !moves(a, Successes) {
+		t.Errorf("SGLang's failure not attributed to its framing: %+v", rep.Why)
+	}
+}
+
+// TestIssue16VLLMLosesEventsSilently: vLLM loses the events after a
+// comment block (its own read, or at the end of one) or a read cut just
+// after "data:", and still counts those requests as successful; when a
+// later read holds "\n\n" inside it, the joined text fails json.loads
+// instead (data_cut's cut-1).
+func TestIssue16VLLMLosesEventsSilently(t *testing.T) {
+	for _, c := range []struct {
+		trace     string
+		successes float64
+	}{{"keep_alive", 2}, {"comment_block", 1}, {"data_cut", 1}} {
+		rep := runTrace(t, quirk(c.trace))
+		if got := value(t, rep, "vllm", Successes); got != c.successes {
+			t.Errorf("%s: vLLM %v successes, want %v", c.trace, got, c.successes)
+		}
+		if v, ais := value(t, rep, "vllm", E2EMean), value(t, rep, "aisbench", E2EMean); v >= ais {
+			t.Errorf("%s: vLLM's E2E mean %v, AISBench's %v: want the lost events to shorten it", c.trace, v, ais)
+		}
+		a, ok := why(rep, "vllm", "framing")
+		if !ok || !moves(a, ITLSamples) || !moves(a, E2EMean) {
+			t.Errorf("%s: vLLM's lost events not attributed to its framing: %+v", c.trace, rep.Why)
+		}
+		// The usage-only chunk is lost too: the tokenizer would count.
+		for _, tr := range rep.Tools {
+			if tr.Tool.Name == "vllm" && tr.Summary[OutputTokens].Known {
+				t.Errorf("%s: vLLM's output tokens known, want the tokenizer's (lost usage)", c.trace)
+			}
+		}
+	}
+}
+
+func moves(a Attribution, q Quantity) bool {
+	for _, d := range a.Deltas {
+		if d.Quantity == q {
+			return true
+		}
+	}
+	return false
+}
+
+// runTools is audit tools with the tools named.
+func runTools(t *testing.T, path string, names string) *Report {
+	t.Helper()
+	list, err := ParseList(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(func() (trace.Reader, error) { return trace.Open(path, trace.OpenOptions{}) }, Options{Tools: list, Why: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestIssue16AISBenchPR479: AISBench's pull request 479 gives usage-only
+// events no time point: one interval fewer a request and an E2E ending at
+// the finish event (quirks/first_token: the usage 3 ms after it), the
+// usage's counts kept.
+func TestIssue16AISBenchPR479(t *testing.T) {
+	rep := runTools(t, quirk("first_token"), "aisbench,aisbench@pr479")
+	if a, b := value(t, rep, "aisbench", ITLSamples), value(t, rep, "aisbench@pr479", ITLSamples); b != a-3 {
+		t.Errorf("ITL samples: AISBench %v, #479 %v: want one fewer a request", a, b)
+	}
+	if a, b := value(t, rep, "aisbench", E2EMean), value(t, rep, "aisbench@pr479", E2EMean); math.Abs(a-b-0.003) > 1e-12 {
+		t.Errorf("E2E mean: AISBench %v, #479 %v: want 3 ms shorter", a, b)
+	}
+	if a, b := value(t, rep, "aisbench", OutputTokens), value(t, rep, "aisbench@pr479", OutputTokens); a != b {
+		t.Errorf("output tokens: AISBench %v, #479 %v: want the usage kept", a, b)
+	}
+	if a, ok := why(rep, "aisbench@pr479", "pr479"); !ok || a.PerRequest[ITLSamples] != -1 {
+		t.Errorf("#479's ITL not attributed to its rule, -1 a request: %+v", rep.Why)
+	}
+}
+
+// TestIssue16AISBenchPR481: AISBench's pull request 481 skips "id:" blocks:
+// a request with an "id:" block of its own before each event succeeds (the
+// released client fails it on json.loads); an "id:" line inside an event's
+// block takes the event with it.
+func TestIssue16AISBenchPR481(t *testing.T) {
+	rep := runTools(t, quirk("id_lines"), "aisbench,aisbench@pr481")
+	if a, b := value(t, rep, "aisbench", Successes), value(t, rep, "aisbench@pr481", Successes); a != 1 || b != 3 {
+		t.Errorf("successes: AISBench %v, #481 %v: want 1 and 3", a, b)
+	}
+	// id-0 keeps its 6 intervals, id-1 loses one event (5 intervals), ok-2 6.
+	if got := value(t, rep, "aisbench@pr481", ITLSamples); got != 17 {
+		t.Errorf("#481: %v ITL samples, want 17", got)
+	}
+	if _, ok := why(rep, "aisbench@pr481", "pr481"); !ok {
+		t.Errorf("#481's successes not attributed to its rule: %+v", rep.Why)
+	}
+}
