@@ -62,6 +62,8 @@ func TestIssue20OutputRule(t *testing.T) {
 		{[]string{"events", "-o", "e.txt", trace}, "e.txt", "framer aisbench"},
 		{[]string{"inspect", "-o", "n.json", trace}, "n.json", "{"},
 		{[]string{"replay", "-o", "p.jsonl", trace}, "p.jsonl", `{"request_id"`},
+		{[]string{"tools", "-o", "t.md", trace}, "t.md", "### "},
+		{[]string{"diff", "-o", "d.json", trace, trace}, "d.json", "{"},
 		{[]string{"gen", "--requests", "2", "-o", "g.arrows", "--trace-format", "jsonl"}, "g.arrows", `{"run"`},
 		{[]string{"convert", "--trace-format", "jsonl", "-o", "c.bin", trace}, "c.bin", `{"run"`},
 	} {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/sseaudit/sseaudit/internal/atomicfile"
 	"github.com/sseaudit/sseaudit/tools"
 	"github.com/sseaudit/sseaudit/trace"
 )
@@ -49,11 +48,9 @@ Examples:
   audit tools --format html -o /tmp/tools.html testdata/traces/basic.arrow`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "tool", Usage: "the tools, comma-separated, in the table's order: " + strings.Join(tools.Names(), ", ") + " (default: all)"},
-			enumFlag("format", "text", "output: text, json, markdown or html", "text", "json", "markdown", "html"),
 			enumFlag("api", "auto", "the endpoint the trace streamed from: chat, completions or auto (the trace's metadata, else the payloads)", "auto", "chat", "completions"),
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the output to this file instead of stdout"},
 			traceFormatFlag("in-format"),
-		}, limitFlags()...),
+		}, append(outputFlags("output: text, json, markdown or html", "text", "json", "markdown", "html"), limitFlags()...)...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")
 			if err != nil {
@@ -63,8 +60,12 @@ Examples:
 			if err != nil {
 				return usagef("tools: --tool: %v", err)
 			}
-			if _, err := trace.LookupFormat(cmd.String("in-format"), path); err != nil {
-				return usagef("%s: %v", cmd.Name, err)
+			format, err := outputFormat(cmd, "text", "json", "markdown", "html")
+			if err != nil {
+				return err
+			}
+			if _, err := lookupFormat(cmd, "in-format", path); err != nil {
+				return err
 			}
 			if path == "-" {
 				return usagef("tools: the trace is read once for each tool's framing: give a file, not stdin")
@@ -78,7 +79,7 @@ Examples:
 				return err
 			}
 			write := func(w io.Writer) error {
-				switch cmd.String("format") {
+				switch format {
 				case "json":
 					return rep.WriteJSON(w)
 				case "markdown":
@@ -88,10 +89,7 @@ Examples:
 				}
 				return rep.WriteText(w)
 			}
-			if out := cmd.String("output"); out != "" {
-				return atomicfile.WriteFile(out, write)
-			}
-			return write(e.stdout)
+			return writeOutput(e, cmd, write)
 		}),
 	}
 }
