@@ -23,15 +23,11 @@ func splitCommand(e env) *cli.Command {
 and on: --parts N parts of equal size (the first ones one request larger when
 N does not divide the count; the trace is read twice), or parts of --requests K
 requests each (read once). Every part keeps the trace's metadata (the max
-concurrency C among it) and extra columns, so that
-
-  audit replay --format parquet -o DIR/tables-1 DIR/part-0001-of-0004.parquet
-  ...
-  audit merge DIR/tables-1 DIR/tables-2 DIR/tables-3 DIR/tables-4
-
-gives, byte for byte, what audit report TRACE gives: the stable stage is
-computed over the merged requests, not per part. Merge the parts' tables in
-the order of their numbers.
+concurrency C among it) and extra columns, so that replaying each part to its
+tables (audit replay --format parquet -o) and merging them (audit merge, in
+the order of the parts' numbers) gives, byte for byte, what audit report TRACE
+gives: the stable stage is computed over the merged requests, not per part.
+The examples below do it for a bundled trace.
 
 The parts' names are printed, one a line. A part is written atomically; parts
 of this split already in DIR are replaced, and DIR holding parts of another
@@ -41,8 +37,11 @@ Arguments:
   TRACE   the trace to cut (a file: --parts reads it twice)
 
 Examples:
-  audit split --parts 4 -o /tmp/parts testdata/traces/basic.parquet
-  audit split --requests 5000 --trace-format jsonl -o /tmp/parts big.parquet`,
+  audit split --parts 2 -o /tmp/parts testdata/traces/basic.parquet
+  audit replay --format parquet -o /tmp/parts/t1 /tmp/parts/part-0001-of-0002.parquet
+  audit replay --format parquet -o /tmp/parts/t2 /tmp/parts/part-0002-of-0002.parquet
+  audit merge /tmp/parts/t1 /tmp/parts/t2
+  audit split --requests 4 --trace-format jsonl -o /tmp/parts-jsonl testdata/traces/basic.parquet`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the directory to write the parts into (made if missing; required)"},
 			&cli.IntFlag{Name: "parts", Usage: "cut into this many parts of equal size"},

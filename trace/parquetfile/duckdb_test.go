@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sseaudit/sseaudit/pynum"
 	"github.com/sseaudit/sseaudit/trace"
 )
 
@@ -116,7 +117,13 @@ func TestDuckDBReadsOurFiles(t *testing.T) {
 			wantTypes := map[string]string{
 				"request_id": "VARCHAR", "t0_ns": "BIGINT", "end_ns": "BIGINT", "http_status": "INTEGER", "error": "VARCHAR",
 				"time_points_s": "DOUBLE[]", "input_tokens": "BIGINT", "output_tokens": "BIGINT",
-				"model": "VARCHAR", "attempt": "BIGINT", "temperature": "DOUBLE", "cached": "BOOLEAN", "blob": "BLOB", "labels": "VARCHAR",
+			}
+			duckdbType := map[trace.ExtraKind]string{
+				trace.ExtraString: "VARCHAR", trace.ExtraInt64: "BIGINT", trace.ExtraFloat64: "DOUBLE",
+				trace.ExtraBool: "BOOLEAN", trace.ExtraBinary: "BLOB", trace.ExtraJSON: "VARCHAR",
+			}
+			for _, x := range allExtras {
+				wantTypes[x.Name] = duckdbType[x.Kind]
 			}
 			if layout == trace.Nested {
 				wantTypes["chunks"] = `STRUCT(t_ns BIGINT, "data" BLOB)[]`
@@ -181,11 +188,7 @@ func duckdbNestedRows(reqs []trace.Request) []map[string]any {
 		if r.TimePointsS != nil {
 			tps := []any{}
 			for _, x := range r.TimePointsS {
-				s := strconv.FormatFloat(x, 'f', -1, 64)
-				if x == float64(int64(x)) {
-					s += ".0" // DuckDB prints 1.0, Go 1
-				}
-				tps = append(tps, s)
+				tps = append(tps, pynum.PyFloatRepr(x)) // DuckDB spells a DOUBLE as Python's repr does: 1.0, 1e-09
 			}
 			row["time_points_s"] = tps
 		}

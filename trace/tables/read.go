@@ -53,7 +53,7 @@ func Open(dir string) (*Reader, error) {
 			for _, f := range files {
 				f.Close()
 			}
-			return nil, trace.FileError(path, err, "cannot open the table (want a directory written by audit replay --format parquet --out-dir)")
+			return nil, trace.FileError(path, err, "cannot open the table (want a directory written by audit replay --format parquet -o DIR)")
 		}
 		files = append(files, f)
 		st, err := f.Stat()
