@@ -179,7 +179,11 @@ func TestHostile(t *testing.T) {
 			if rssKB > c.rssMB<<10 {
 				t.Errorf("peak resident memory %d MB, want at most %d MB", rssKB>>10, c.rssMB)
 			}
-			t.Logf("%s: peak resident memory %d MB", c.name, rssKB>>10)
+			size := int64(-1)
+			if st, err := os.Stat(path); err == nil {
+				size = st.Size()
+			}
+			t.Logf("%s: peak resident memory %d MB (input of %d bytes)", c.name, rssKB>>10, size)
 		})
 	}
 }
@@ -289,6 +293,14 @@ var hostileGenerators = map[string]func(path string) error{
 				Chunks: []trace.Chunk{{TNs: 2000, Data: data}}}
 		})
 	},
+	// 150,000 requests whose ids are 4 KiB each (600 MB of ids, the most
+	// --max-id-bytes allows) compressed to a few hundred KB: the duplicate
+	// check held every id (issue 21).
+	"id-bomb.parquet": writeIDBomb,
+	"id-bomb.arrows":  writeIDBomb,
+	"id-bomb-flat.arrow": func(path string) error {
+		return writeIDBombLayout(path, trace.Flat)
+	},
 	// A million one-chunk requests.
 	"million.parquet": func(path string) error {
 		done := []byte("data: [DONE]\n\n")
@@ -326,6 +338,33 @@ func writeJSONLLines(path string, lines ...string) error {
 		b.WriteString(l + "\n")
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// hostileIDBombRequests is how many 4 KiB ids the id bombs hold.
+const hostileIDBombRequests = 150_000
+
+func writeIDBomb(path string) error { return writeIDBombLayout(path, trace.Nested) }
+
+func writeIDBombLayout(path string, layout trace.Layout) error {
+	prefix := strings.Repeat("a", 4096-7)
+	status := int32(200)
+	done := []byte("data: [DONE]\n\n")
+	meta := trace.Meta{}
+	meta.Set(trace.KeyMaxConcurrency, "1")
+	w, err := trace.Create(path, "", nil, trace.WriteOptions{Meta: meta, Layout: layout})
+	if err != nil {
+		return err
+	}
+	for i := range hostileIDBombRequests {
+		t0 := int64(1_000_000_000 + i*1000)
+		r := trace.Request{RequestID: fmt.Sprintf("%s%07d", prefix, i), T0Ns: t0, HTTPStatus: &status,
+			Chunks: []trace.Chunk{{TNs: t0 + 500, Data: done}}}
+		if err := w.Write(&r); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	return w.Close()
 }
 
 func writeHostileTrace(path string, reqs ...trace.Request) error {

@@ -284,9 +284,6 @@ func contiguity(file string, m *schemaMap, open func() (batchSource, error)) (ok
 	defer cur.close()
 	defer recoverCorrupt(file, -1, &err)
 	var c trace.Contiguity
-	// Arrow strings point into the batch's buffers, and Contiguity keeps
-	// the ids it has seen: copy each id once, not once a row.
-	var prev string
 	for {
 		i, err := cur.nextRow()
 		if err != nil {
@@ -299,10 +296,7 @@ func contiguity(file string, m *schemaMap, open func() (batchSource, error)) (ok
 		if !cur.cols.requestID.IsNull(i) {
 			id = cur.cols.requestID.Value(i)
 		}
-		if id != prev {
-			prev = strings.Clone(id)
-		}
-		c.Add(prev)
+		c.Add(id) // copies the id it keeps: Arrow strings point into the batch
 	}
 }
 

@@ -85,6 +85,7 @@ func jsonlFiles() map[string]string {
 		"jsonl-five-requests.jsonl":       run + req("r0", 1000) + req("r1", 2000) + req("r2", 3000) + req("r3", 4000) + req("r4", 5000),
 		"jsonl-array-line.jsonl":          run + `[{"request_id": "r0", "t0_ns": 1000}]` + "\n",
 		"jsonl-nested-400.jsonl":          run + `{"request_id": "r0", "t0_ns": 1000, "x": ` + strings.Repeat("[", 400) + strings.Repeat("]", 400) + "}\n",
+		"jsonl-long-id.jsonl":             run + req("r0", 1000) + req("r"+strings.Repeat("x", 5000), 2000),
 	}
 }
 
@@ -188,6 +189,10 @@ func binaries() {
 	_, _, lenAt, _ := firstBatch(stream)
 	end := body + int(binary.LittleEndian.Uint64(stream[lenAt:]))
 	write("arrows-no-eos.arrows", stream[:end])
+	// One id of 1 MiB, a few hundred bytes once compressed.
+	long := requests(3)
+	long[1].RequestID = strings.Repeat("x", 1<<20)
+	write("arrows-id-1mib.arrows", encode("arrows", trace.Nested, long, 0))
 }
 
 // nonContiguousFlat is a flat trace whose requests' rows interleave:
