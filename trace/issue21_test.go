@@ -65,3 +65,24 @@ func TestIssue21IDSet(t *testing.T) {
 		t.Error("x y x is not contiguous")
 	}
 }
+
+// TestIssue21LongLineControlByte: a line longer than the read buffer is
+// refused at its first raw control byte, named by its offset; a short line
+// keeps encoding/json's message.
+func TestIssue21LongLineControlByte(t *testing.T) {
+	line := `{"request_id": "a", "t0_ns": 1, "x": "` + strings.Repeat("y", 3<<20) + "\x00" + `"}` + "\n"
+	_, _, err := readAllBytes(t, "long.jsonl", "", []byte(line))
+	want := "long.jsonl: line 1: not JSON: a raw control byte 0x00 at byte 3145766 of the line"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+	_, _, err = readAllBytes(t, "short.jsonl", "", []byte(`{"request_id": "a`+"\x01"+`", "t0_ns": 1}`+"\n"))
+	if err == nil || !strings.Contains(err.Error(), `line 1: not JSON: invalid character '\x01' in string literal`) {
+		t.Fatalf("short line: %v", err)
+	}
+	// Tabs, CR LF line ends and long valid lines read.
+	line = "{\"request_id\":\t\"a\", \"t0_ns\": 1, \"x\": \"" + strings.Repeat("y", 3<<20) + "\"}\r\n"
+	if _, reqs, err := readAllBytes(t, "ok.jsonl", "", []byte(line)); err != nil || len(reqs) != 1 {
+		t.Fatalf("valid long line: %v", err)
+	}
+}

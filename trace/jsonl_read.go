@@ -123,19 +123,29 @@ func (r *jsonlReader) lineErr(column, format string, args ...any) *Error {
 	return &Error{File: r.src.Name, Line: r.line, RowGroup: -1, Row: -1, Column: column, Msg: fmt.Sprintf(format, args...)}
 }
 
-// readLine returns the next line without its line end, or io.EOF.
+// readLine returns the next line without its line end, or io.EOF. The
+// line limit holds before the bytes are kept; a line longer than the read
+// buffer has its bytes looked at as they come, so that input that is no
+// JSON text at all (/dev/zero named x.jsonl) ends at its first control
+// byte, not at the limit.
 func (r *jsonlReader) readLine() ([]byte, error) {
 	limit := r.src.Limits.MaxChunkBytes*4 + 1<<20
 	var buf []byte
 	for {
 		frag, err := r.br.ReadSlice('\n')
-		buf = append(buf, frag...)
-		if int64(len(buf)) > limit {
+		if int64(len(buf))+int64(len(frag)) > limit {
 			r.line++
 			e := r.lineErr("", "line longer than %d bytes (limit: 4 × --max-chunk-bytes + 1 MiB)", limit)
 			e.Err = ErrLimit
 			return nil, e
 		}
+		if err == bufio.ErrBufferFull || buf != nil {
+			if i := rawControlByte(frag); i >= 0 {
+				r.line++
+				return nil, r.lineErr("", "not JSON: a raw control byte 0x%02x at byte %d of the line: want JSON text (which holds none)", frag[i], len(buf)+i)
+			}
+		}
+		buf = append(buf, frag...)
 		if err == bufio.ErrBufferFull {
 			continue
 		}
@@ -150,6 +160,18 @@ func (r *jsonlReader) readLine() ([]byte, error) {
 		buf = bytes.TrimSuffix(buf, []byte("\r"))
 		return buf, nil
 	}
+}
+
+// rawControlByte is the index of the first byte of b below 0x20 other than
+// tab, line feed and carriage return (JSON allows none, in a string or out
+// of one), or -1.
+func rawControlByte(b []byte) int {
+	for i, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			return i
+		}
+	}
+	return -1
 }
 
 var errBlank = errors.New("blank line")

@@ -272,6 +272,9 @@ var hostileGenerators = map[string]func(path string) error{
 		return writeJSONLLines(path, `{"request_id": "r0", "t0_ns": 1000, "end_ns": 1300, "http_status": 200, "chunks": [{"t_ns": 1100, "data": "data: `+
 			strings.Repeat("[", 16_000_000)+`\n\n"}, {"t_ns": 1200, "data": "data: [DONE]\n\n"}]}`)
 	},
+	// /dev/zero under a JSONL name: it grew to 4.5 GB before the line
+	// limit said no (issue 21).
+	"dev-zero.jsonl": func(path string) error { return os.Symlink("/dev/zero", path) },
 	// One line of 2 MB.
 	"long-line.jsonl": func(path string) error {
 		return writeJSONLLines(path, `{"request_id": "r0", "t0_ns": 1000, "chunks": [{"t_ns": 1100, "data": "`+strings.Repeat("x", 2<<20)+`"}]}`)
