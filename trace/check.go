@@ -19,6 +19,10 @@ type Limits struct {
 	// MaxIDBytes is the longest request_id; 0 means DefaultLimits'. An id
 	// is a name: a longer one is refused before it is kept anywhere.
 	MaxIDBytes int64
+	// MaxExtraColumns is the most extra columns (keys or columns outside
+	// the schema) a trace may have; 0 means DefaultLimits'. Every request
+	// carries a value for each, so that reading costs requests × columns.
+	MaxExtraColumns int64
 }
 
 // DefaultLimits are the limits readers use unless told otherwise.
@@ -28,6 +32,29 @@ var DefaultLimits = Limits{
 	MaxGroupingRows: 20_000_000,
 	MaxEventBytes:   16 << 20,
 	MaxIDBytes:      4 << 10,
+	MaxExtraColumns: 1024,
+}
+
+// maxExtraColumns is l.MaxExtraColumns, or the default when unset.
+func (l Limits) maxExtraColumns() int64 {
+	if l.MaxExtraColumns > 0 {
+		return l.MaxExtraColumns
+	}
+	return DefaultLimits.MaxExtraColumns
+}
+
+// CheckExtraColumns refuses a trace with more than limits allow of extra
+// columns (n, the next one named column), with an error naming the limit
+// that wraps ErrLimit. pos places it (a JSONL line).
+func CheckExtraColumns(file string, limits Limits, n int, column string, pos Error) error {
+	if max := limits.maxExtraColumns(); int64(n) > max {
+		e := pos
+		e.File, e.Column = file, column
+		e.Msg = fmt.Sprintf("more than %d extra columns (keys or columns outside the trace schema; limit --max-extra-columns)", max)
+		e.Err = ErrLimit
+		return &e
+	}
+	return nil
 }
 
 // maxIDBytes is l.MaxIDBytes, or the default when unset.

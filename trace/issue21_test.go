@@ -86,3 +86,22 @@ func TestIssue21LongLineControlByte(t *testing.T) {
 		t.Fatalf("valid long line: %v", err)
 	}
 }
+
+// TestIssue21ExtraColumns: more extra keys than Limits.MaxExtraColumns is an
+// error at the line that brings the first one too many (every request
+// carries a value for each, so reading cost lines × keys).
+func TestIssue21ExtraColumns(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"request_id": "r0", "t0_ns": 1000`)
+	for i := range 1100 {
+		b.WriteString(`, "k` + strings.Repeat("x", i%3) + string(rune('0'+i%10)) + `_` + strings.Repeat("y", i/10) + `": 1`)
+	}
+	b.WriteString("}\n")
+	_, _, err := readAllBytes(t, "keys.jsonl", "", []byte(b.String()))
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "keys.jsonl: line 1, column ") || !strings.Contains(err.Error(), "more than 1024 extra columns") {
+		t.Fatalf("got %v", err)
+	}
+	if err := CheckExtraColumns("f", Limits{MaxExtraColumns: 1100}, 1100, "k", Error{RowGroup: -1, Row: -1}); err != nil {
+		t.Errorf("at the limit: %v", err)
+	}
+}

@@ -268,6 +268,10 @@ func (r *jsonlReader) prescan() error {
 			if _, ok := r.extra[k]; ok {
 				return
 			}
+			if err := CheckExtraColumns(r.src.Name, r.src.Limits, len(r.info.Extra)+1, k, Error{Line: r.line, RowGroup: -1, Row: -1}); err != nil {
+				kerr = err
+				return
+			}
 			kind := ExtraJSON
 			if s, ok := r.info.Meta.Get(KeyExtraKindPrefix + k); ok {
 				kk, ok := ParseExtraKind(s)

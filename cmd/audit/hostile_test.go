@@ -275,6 +275,20 @@ var hostileGenerators = map[string]func(path string) error{
 	// /dev/zero under a JSONL name: it grew to 4.5 GB before the line
 	// limit said no (issue 21).
 	"dev-zero.jsonl": func(path string) error { return os.Symlink("/dev/zero", path) },
+	// A line with 200,000 extra keys, then 20,000 lines: every line cost
+	// a value for every column, minutes in all (issue 21).
+	"extra-keys-200k.jsonl": func(path string) error {
+		var b strings.Builder
+		b.WriteString(`{"request_id": "r0", "t0_ns": 1000`)
+		for i := range 200_000 {
+			fmt.Fprintf(&b, `, "k%d": 1`, i)
+		}
+		lines := []string{b.String() + "}"}
+		for i := 1; i <= 20_000; i++ {
+			lines = append(lines, fmt.Sprintf(`{"request_id": "r%d", "t0_ns": %d}`, i, 1000+i))
+		}
+		return writeJSONLLines(path, lines...)
+	},
 	// One line of 2 MB.
 	"long-line.jsonl": func(path string) error {
 		return writeJSONLLines(path, `{"request_id": "r0", "t0_ns": 1000, "chunks": [{"t_ns": 1100, "data": "`+strings.Repeat("x", 2<<20)+`"}]}`)

@@ -213,6 +213,11 @@ func newReader(src trace.Source, format string, schema *arrow.Schema, open func(
 	if err != nil {
 		return nil, err
 	}
+	if n := len(m.extra); n > 0 {
+		if err := trace.CheckExtraColumns(src.Name, src.Limits, n, m.extra[n-1].col.Name, trace.Error{RowGroup: -1, Row: -1}); err != nil {
+			return nil, err
+		}
+	}
 	info := trace.Info{Path: src.Name, Format: format, Layout: m.layout}
 	info.Meta = trace.MetaFromMap(schema.Metadata().ToMap())
 	// The extra kinds are in info.Extra; keeping them in the metadata too

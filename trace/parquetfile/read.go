@@ -48,6 +48,11 @@ func open(name string, r io.ReaderAt, size int64, limits trace.Limits) (f *file,
 	if err != nil {
 		return nil, info, err
 	}
+	if n := len(schema.extra); n > 0 {
+		if err := trace.CheckExtraColumns(name, limits, n, schema.extra[n-1].Name, trace.Error{RowGroup: -1, Row: -1}); err != nil {
+			return nil, info, err
+		}
+	}
 	f = &file{name: name, pf: pf, schema: schema, checked: make([]bool, len(pf.RowGroups())), guard: guard}
 	info = trace.Info{Path: name, Format: "parquet", Layout: schema.layout, Meta: meta, Extra: schema.extra, Notes: notes}
 	return f, info, nil
