@@ -105,3 +105,59 @@ func TestIssue21ExtraColumns(t *testing.T) {
 		t.Errorf("at the limit: %v", err)
 	}
 }
+
+// TestIssue21Surrogates: a lone surrogate escape is never altered silently.
+// \udc80-\udcff (Python's surrogateescape) is the byte; any other lone
+// surrogate refuses the line; pairs and escaped backslashes are text.
+func TestIssue21Surrogates(t *testing.T) {
+	body := func(data string) string {
+		return `{"request_id": "r0", "t0_ns": 1, "chunks": [{"t_ns": 2, "data": "` + data + `"}]}` + "\n"
+	}
+	for _, tc := range []struct{ data, want string }{
+		{`\udce9\udce9x`, "\xe9\xe9x"},
+		{`a\udcff`, "a\xff"},
+		{`\ud83d\ude00 \u00e9`, "😀 é"},
+		{`\\udce9`, `\udce9`},
+		{`\"\udc80\"`, "\"\x80\""},
+		{`\ud83d\ude00\udce9`, "😀\xe9"},
+	} {
+		_, reqs, err := readAllBytes(t, "s.jsonl", "", []byte(body(tc.data)))
+		if err != nil {
+			t.Errorf("%s: %v", tc.data, err)
+			continue
+		}
+		if got := string(reqs[0].Chunks[0].Data); got != tc.want {
+			t.Errorf("%s: data %q, want %q", tc.data, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ line, want string }{
+		{body(`\ud800`), `line 1: a lone surrogate \ud800 at byte`},
+		{body(`\ud800\u0041`), `line 1: a lone surrogate \ud800`},
+		{body(`\udc41`), `line 1: a lone surrogate \udc41`},
+		{body(`x\uDBFF`), `line 1: a lone surrogate \uDBFF`},
+		{`{"request_id": "r\udce9", "t0_ns": 1}` + "\n", `request "r\xe9", column request_id: request_id "r\xe9" is not valid UTF-8`},
+		{`{"request_id": "r", "t0_ns": 1, "error": "\udce9"}` + "\n", `column error: error "\xe9" is not valid UTF-8`},
+	} {
+		_, _, err := readAllBytes(t, "s.jsonl", "", []byte(tc.line))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.line, err, tc.want)
+		}
+	}
+	// An extra value, JSON or string, keeps the byte through a round trip.
+	line := "{\"run\": {\"extra_kind.s\": \"string\"}}\n" + `{"request_id": "r", "t0_ns": 1, "j": {"k": "\udce9"}, "s": "a\udcffb"}` + "\n"
+	info, reqs, err := readAllBytes(t, "x.jsonl", "", []byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reqs[0].Extra[0].Str; got != `{"k":"\udce9"}` {
+		t.Errorf("json extra %q", got)
+	}
+	if got := reqs[0].Extra[1].Str; got != "a\xffb" {
+		t.Errorf("string extra %q", got)
+	}
+	out := writeAllBytes(t, "jsonl", WriteOptions{Meta: info.Meta, Extra: info.Extra}, reqs)
+	_, back, err := readAllBytes(t, "y.jsonl", "", out)
+	if err != nil || back[0].Extra[0].Str != reqs[0].Extra[0].Str || back[0].Extra[1].Str != reqs[0].Extra[1].Str {
+		t.Errorf("round trip: %v, %q", err, out)
+	}
+}

@@ -192,6 +192,10 @@ func (r *jsonlReader) parseLine(line []byte) (*fastjson.Object, error) {
 	if d := jsonDepth(line); d > fastjson.MaxDepth {
 		return nil, r.lineErr("", "JSON nested %d deep: want at most %d levels", d, fastjson.MaxDepth)
 	}
+	line, err := r.surrogates(line)
+	if err != nil {
+		return nil, err
+	}
 	v, err := r.parser.ParseBytes(line)
 	if err != nil {
 		return nil, r.lineErr("", "not JSON: %v", err)
@@ -201,6 +205,69 @@ func (r *jsonlReader) parseLine(line []byte) (*fastjson.Object, error) {
 		return nil, r.lineErr("", "a JSON %s: want an object (a request, or {\"run\": {...}} on the first line)", v.Type())
 	}
 	return o, nil
+}
+
+// surrogates rewrites the surrogate escapes of a line's strings, valid
+// JSON, so that fastjson reads them right: fastjson keeps a lone surrogate
+// as its six characters and decodes two lone ones in a row as one U+FFFD.
+// A pair stays (fastjson decodes it); \udc80 to \udcff, what Python's
+// surrogateescape writes for a byte that is not UTF-8, becomes that byte;
+// any other lone surrogate refuses the line. A line without a surrogate
+// escape is returned as it is.
+func (r *jsonlReader) surrogates(line []byte) ([]byte, error) {
+	if !bytes.Contains(line, []byte(`\u`)) {
+		return line, nil
+	}
+	var out []byte // nil until the first change
+	done := 0      // line[:done] is in out
+	inString := false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case !inString:
+			inString = c == '"'
+		case c == '"':
+			inString = false
+		case c == '\\' && line[i+1] != 'u':
+			i++
+		case c == '\\':
+			x := hex4(line[i+2 : i+6])
+			switch {
+			case x < 0xd800 || x > 0xdfff:
+				i += 5
+			case x <= 0xdbff && i+12 <= len(line) && line[i+6] == '\\' && line[i+7] == 'u' && isLowSurrogate(hex4(line[i+8:i+12])):
+				i += 11 // a pair
+			case x >= 0xdc80 && x <= 0xdcff:
+				out = append(append(out, line[done:i]...), byte(x-0xdc00))
+				i += 5
+				done = i + 1
+			default:
+				return nil, r.lineErr("", "a lone surrogate %s at byte %d of the line: want a surrogate pair, or \\udc80 to \\udcff for a byte that is not UTF-8 (Python's surrogateescape)", line[i:i+6], i)
+			}
+		}
+	}
+	if out == nil {
+		return line, nil
+	}
+	return append(out, line[done:]...), nil
+}
+
+func isLowSurrogate(x int) bool { return x >= 0xdc00 && x <= 0xdfff }
+
+// hex4 is the value of four hex digits (valid JSON has them).
+func hex4(b []byte) int {
+	x := 0
+	for _, c := range b {
+		x <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			x |= int(c - '0')
+		case c >= 'a' && c <= 'f':
+			x |= int(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			x |= int(c-'A') + 10
+		}
+	}
+	return x
 }
 
 // jsonDepth is the deepest nesting of brackets outside strings in b, valid

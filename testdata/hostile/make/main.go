@@ -85,7 +85,12 @@ func jsonlFiles() map[string]string {
 		"jsonl-five-requests.jsonl":       run + req("r0", 1000) + req("r1", 2000) + req("r2", 3000) + req("r3", 4000) + req("r4", 5000),
 		"jsonl-array-line.jsonl":          run + `[{"request_id": "r0", "t0_ns": 1000}]` + "\n",
 		"jsonl-nested-400.jsonl":          run + `{"request_id": "r0", "t0_ns": 1000, "x": ` + strings.Repeat("[", 400) + strings.Repeat("]", 400) + "}\n",
-		"jsonl-long-id.jsonl":             run + req("r0", 1000) + req("r"+strings.Repeat("x", 5000), 2000),
+		// What Python's surrogateescape writes for bytes that are not UTF-8
+		// (issue 21): the bytes, or an error; a lone \ud800 is an error.
+		"jsonl-surrogateescape-data.jsonl": run + `{"request_id": "r0", "t0_ns": 1000, "end_ns": 1300, "http_status": 200, "chunks": [{"t_ns": 1100, "data": "data: \udce9\udce9x\n\n"}]}` + "\n",
+		"jsonl-surrogateescape-id.jsonl":   run + req("r0", 1000) + `{"request_id": "r\udce9", "t0_ns": 2000}` + "\n",
+		"jsonl-lone-surrogate.jsonl":       run + `{"request_id": "r0", "t0_ns": 1000, "chunks": [{"t_ns": 1100, "data": "\ud800"}]}` + "\n",
+		"jsonl-long-id.jsonl":              run + req("r0", 1000) + req("r"+strings.Repeat("x", 5000), 2000),
 	}
 }
 
