@@ -170,16 +170,30 @@ func (c *Checker) Check(r *Request, pos Error) error {
 	if r.EndNs != nil && *r.EndNs < prev {
 		return fail("end_ns", "end_ns %d is before t0_ns or the last chunk (%d): want end_ns at or after both", *r.EndNs, prev)
 	}
-	for i, t := range r.TimePointsS {
-		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return fail("time_points_s", "time point %d is %v: want a finite number of seconds", i, t)
-		}
+	if err := CheckTimePoints(r.TimePointsS); err != nil {
+		return fail("time_points_s", "%v", err)
 	}
 	if r.InputTokens != nil && *r.InputTokens < 0 {
 		return fail("input_tokens", "negative count %d", *r.InputTokens)
 	}
 	if r.OutputTokens != nil && *r.OutputTokens < 0 {
 		return fail("output_tokens", "negative count %d", *r.OutputTokens)
+	}
+	return nil
+}
+
+// CheckTimePoints is the rule for a request's time_points_s, the one every
+// reader and importer applies: finite numbers of seconds that never go back
+// (they are read from a monotonic clock; a point going back would make a
+// negative TTFT, E2EL or ITL).
+func CheckTimePoints(tp []float64) error {
+	for i, t := range tp {
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return fmt.Errorf("time point %d is %v: want a finite number of seconds", i, t)
+		}
+		if i > 0 && t < tp[i-1] {
+			return fmt.Errorf("time point %d (%v s) goes back from %v s: want non-decreasing time points (a monotonic clock)", i, t, tp[i-1])
+		}
 	}
 	return nil
 }

@@ -90,7 +90,10 @@ func jsonlFiles() map[string]string {
 		"jsonl-surrogateescape-data.jsonl": run + `{"request_id": "r0", "t0_ns": 1000, "end_ns": 1300, "http_status": 200, "chunks": [{"t_ns": 1100, "data": "data: \udce9\udce9x\n\n"}]}` + "\n",
 		"jsonl-surrogateescape-id.jsonl":   run + req("r0", 1000) + `{"request_id": "r\udce9", "t0_ns": 2000}` + "\n",
 		"jsonl-lone-surrogate.jsonl":       run + `{"request_id": "r0", "t0_ns": 1000, "chunks": [{"t_ns": 1100, "data": "\ud800"}]}` + "\n",
-		"jsonl-long-id.jsonl":              run + req("r0", 1000) + req("r"+strings.Repeat("x", 5000), 2000),
+		// Time points going back (issue 21): a negative TTFT, read silently.
+		"jsonl-time-points-back.jsonl": run + `{"request_id": "r0", "t0_ns": 1000000000, "http_status": 200, "time_points_s": [1.0, 0.5, 0.6], "output_tokens": 2}` + "\n" +
+			`{"request_id": "r1", "t0_ns": 2000000000, "http_status": 200, "time_points_s": [2.0, 2.1, 2.2], "output_tokens": 2}` + "\n",
+		"jsonl-long-id.jsonl": run + req("r0", 1000) + req("r"+strings.Repeat("x", 5000), 2000),
 	}
 }
 

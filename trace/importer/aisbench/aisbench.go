@@ -583,7 +583,7 @@ func (run *Run) readDatabases(opts Options) error {
 			if err != nil {
 				return &Error{File: path, Record: r.RequestID, Msg: fmt.Sprintf("numpy_store row %d (record at %s line %d): not a float64 array as np.save writes it", id, filepath.Base(r.File), r.Line), Err: err}
 			}
-			if err := checkTimePoints(tp); err != nil {
+			if err := trace.CheckTimePoints(tp); err != nil {
 				return &Error{File: path, Record: r.RequestID, Msg: fmt.Sprintf("numpy_store row %d (record at %s line %d): %v", id, filepath.Base(r.File), r.Line, err)}
 			}
 			if r.Success && len(tp) < 2 {
@@ -653,19 +653,6 @@ func abbreviate(ids []string, n int) string {
 		return strings.Join(ids, ", ")
 	}
 	return strings.Join(ids[:n], ", ") + fmt.Sprintf(" and %d more", len(ids)-n)
-}
-
-// checkTimePoints: finite, never going back (perf_counter is monotonic).
-func checkTimePoints(tp []float64) error {
-	for i, t := range tp {
-		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return fmt.Errorf("time point %d is %v: want finite seconds", i, t)
-		}
-		if i > 0 && t < tp[i-1] {
-			return fmt.Errorf("time point %d (%v) goes back from %v: want non-decreasing perf_counter times", i, t, tp[i-1])
-		}
-	}
-	return nil
 }
 
 // pendingJournal returns the rollback journal or write-ahead log left beside
