@@ -107,6 +107,10 @@ type Checker struct {
 	Limits Limits
 	seen   *idSet // request_id -> row or line where first seen
 	n      int64
+	// The earliest and latest time of the requests checked (t0_ns, chunk
+	// t_ns, end_ns), once any: see Check.
+	minNs, maxNs int64
+	spanned      bool
 }
 
 // NewChecker returns a Checker for the file named file.
@@ -170,6 +174,20 @@ func (c *Checker) Check(r *Request, pos Error) error {
 	if r.EndNs != nil && *r.EndNs < prev {
 		return fail("end_ns", "end_ns %d is before t0_ns or the last chunk (%d): want end_ns at or after both", *r.EndNs, prev)
 	}
+	if r.EndNs != nil {
+		prev = *r.EndNs
+	}
+	// Every command subtracts times of a trace from one another: two that
+	// lie more than 2^63-1 ns apart would overflow (inspect's time span
+	// came out as -0.000 s, the stable window as 18446744073 s).
+	lo, hi := r.T0Ns, prev
+	if c.spanned {
+		lo, hi = min(lo, c.minNs), max(hi, c.maxNs)
+	}
+	if uint64(hi)-uint64(lo) > math.MaxInt64 {
+		return fail("t0_ns", "the times of the trace span from %d to %d ns, more than 2^63-1 ns (292 years): want the times of one trace on one clock", lo, hi)
+	}
+	c.minNs, c.maxNs, c.spanned = lo, hi, true
 	if err := CheckTimePoints(r.TimePointsS); err != nil {
 		return fail("time_points_s", "%v", err)
 	}

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -159,5 +160,32 @@ func TestIssue21Surrogates(t *testing.T) {
 	_, back, err := readAllBytes(t, "y.jsonl", "", out)
 	if err != nil || back[0].Extra[0].Str != reqs[0].Extra[0].Str || back[0].Extra[1].Str != reqs[0].Extra[1].Str {
 		t.Errorf("round trip: %v, %q", err, out)
+	}
+}
+
+// TestIssue21TimeSpan: the times of a trace must lie within 2^63-1 ns of
+// each other (every command subtracts them), exactly at the edge or not.
+func TestIssue21TimeSpan(t *testing.T) {
+	end := func(v int64) *int64 { return &v }
+	c := NewChecker("f", Limits{})
+	ok := []Request{
+		{RequestID: "a", T0Ns: math.MinInt64 + 1, EndNs: end(-1)},
+		{RequestID: "b", T0Ns: 0, Chunks: []Chunk{{TNs: 0, Data: []byte("x")}}},
+	}
+	for i := range ok {
+		if err := c.Check(&ok[i], Error{Line: i + 1, RowGroup: -1, Row: -1}); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	// The span is now 2^63-1 ns: one more is too many.
+	err := c.Check(&Request{RequestID: "c", T0Ns: 1}, Error{Line: 3, RowGroup: -1, Row: -1})
+	if err == nil || !strings.Contains(err.Error(), `f: line 3, request "c", column t0_ns: the times of the trace span from -9223372036854775807 to 1 ns, more than 2^63-1 ns`) {
+		t.Fatalf("got %v", err)
+	}
+	// One request alone, by its chunks.
+	c = NewChecker("f", Limits{})
+	err = c.Check(&Request{RequestID: "a", T0Ns: -2, Chunks: []Chunk{{TNs: math.MaxInt64, Data: []byte("x")}}}, Error{Row: 0})
+	if err == nil || !strings.Contains(err.Error(), "span from -2 to 9223372036854775807 ns") {
+		t.Fatalf("one request: %v", err)
 	}
 }

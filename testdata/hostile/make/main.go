@@ -93,6 +93,9 @@ func jsonlFiles() map[string]string {
 		// Time points going back (issue 21): a negative TTFT, read silently.
 		"jsonl-time-points-back.jsonl": run + `{"request_id": "r0", "t0_ns": 1000000000, "http_status": 200, "time_points_s": [1.0, 0.5, 0.6], "output_tokens": 2}` + "\n" +
 			`{"request_id": "r1", "t0_ns": 2000000000, "http_status": 200, "time_points_s": [2.0, 2.1, 2.2], "output_tokens": 2}` + "\n",
+		// Two requests 2^64-1 ns apart: inspect's time span said -0.000 s.
+		"jsonl-span-int64.jsonl": run + fmt.Sprintf(`{"request_id": "r0", "t0_ns": %d, "end_ns": %d, "http_status": 200}`+"\n", int64(math.MinInt64), int64(math.MinInt64)+1000) +
+			fmt.Sprintf(`{"request_id": "r1", "t0_ns": %d, "end_ns": %d, "http_status": 200}`+"\n", int64(math.MaxInt64)-1000, int64(math.MaxInt64)),
 		"jsonl-long-id.jsonl": run + req("r0", 1000) + req("r"+strings.Repeat("x", 5000), 2000),
 	}
 }
