@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
@@ -200,6 +201,7 @@ func binaries() {
 	_, _, lenAt, _ := firstBatch(stream)
 	end := body + int(binary.LittleEndian.Uint64(stream[lenAt:]))
 	write("arrows-no-eos.arrows", stream[:end])
+	write("pq-timestamp-micros.parquet", timestampMicros())
 	// One id of 1 MiB, a few hundred bytes once compressed.
 	long := requests(3)
 	long[1].RequestID = strings.Repeat("x", 1<<20)
@@ -311,4 +313,37 @@ func patchDecompressedLength(stream []byte) []byte {
 	_, _, _, body := firstBatch(out)
 	binary.LittleEndian.PutUint64(out[body:], 1<<40)
 	return out
+}
+
+// timestampMicros is a nested trace whose time columns are TIMESTAMP(MICROS),
+// as DuckDB writes a timestamp: each was read as nanoseconds (issue 21).
+func timestampMicros() []byte {
+	type chunk struct {
+		TNs  int64  `parquet:"t_ns,timestamp(microsecond)"`
+		Data []byte `parquet:"data"`
+	}
+	type row struct {
+		RequestID  string  `parquet:"request_id"`
+		T0         int64   `parquet:"t0_ns,timestamp(microsecond)"`
+		End        int64   `parquet:"end_ns,timestamp(microsecond)"`
+		HTTPStatus int32   `parquet:"http_status"`
+		Chunks     []chunk `parquet:"chunks,list"`
+	}
+	var rows []row
+	for i := range 2 {
+		t0 := int64(1_000_000 + i*1_000_000)
+		rows = append(rows, row{RequestID: fmt.Sprintf("r%d", i), T0: t0, End: t0 + 300_000, HTTPStatus: 200, Chunks: []chunk{
+			{TNs: t0 + 100_000, Data: []byte("data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n")},
+			{TNs: t0 + 200_000, Data: []byte("data: [DONE]\n\n")},
+		}})
+	}
+	var b bytes.Buffer
+	w := parquet.NewGenericWriter[row](&b, parquet.KeyValueMetadata(trace.KeyMaxConcurrency, "1"))
+	if _, err := w.Write(rows); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	return b.Bytes()
 }
