@@ -37,3 +37,23 @@ func TestIssue21ExtraColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestIssue21DataAfterEOS: bytes after a stream's end-of-stream marker (a
+// second stream appended) are an error, not left unread: 5 of 10 requests
+// were read without a word.
+func TestIssue21DataAfterEOS(t *testing.T) {
+	f := format{"arrows", true}
+	first := writeTrace(t, f, trace.WriteOptions{}, []trace.Request{{RequestID: "a", T0Ns: 1}}, nil)
+	second := writeTrace(t, f, trace.WriteOptions{}, []trace.Request{{RequestID: "b", T0Ns: 2}}, nil)
+	for _, tail := range [][]byte{second, {0}} {
+		data := append(append([]byte{}, first...), tail...)
+		reqs, _, err := readAll(t, f, "two.arrows", data, memory.NewGoAllocator())
+		want := "bytes after the end-of-stream marker"
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "two.arrows") {
+			t.Errorf("%d bytes after the marker: %d requests, %v; want an error holding %q", len(tail), len(reqs), err, want)
+		}
+	}
+	if reqs, _, err := readAll(t, f, "one.arrows", first, memory.NewGoAllocator()); err != nil || len(reqs) != 1 {
+		t.Errorf("one stream: %v", err)
+	}
+}

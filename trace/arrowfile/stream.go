@@ -59,6 +59,11 @@ func (m *messageReader) Message() (*ipc.Message, error) {
 		n = binary.LittleEndian.Uint32(word[:])
 	}
 	if n == 0 {
+		// The end-of-stream marker ends the file: bytes after it (a second
+		// stream appended, say) would be left unread without a word.
+		if extra, _ := io.Copy(io.Discard, m.r); extra > 0 {
+			return nil, fmt.Errorf("arrow/ipc: %d bytes after the end-of-stream marker: want the marker at the end of the file (two streams written one after the other?)", extra)
+		}
 		return nil, io.EOF
 	}
 	if int64(n) > m.size {

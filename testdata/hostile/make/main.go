@@ -201,6 +201,8 @@ func binaries() {
 	_, _, lenAt, _ := firstBatch(stream)
 	end := body + int(binary.LittleEndian.Uint64(stream[lenAt:]))
 	write("arrows-no-eos.arrows", stream[:end])
+	// Two streams one after the other: the second was never read.
+	write("arrows-after-eos.arrows", append(encode("arrows", trace.Nested, requests(5), 0), encode("arrows", trace.Nested, requests(5), 0)...))
 	write("pq-timestamp-micros.parquet", timestampMicros())
 	// One id of 1 MiB, a few hundred bytes once compressed.
 	long := requests(3)
