@@ -2,7 +2,6 @@ package arrowfile
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -74,10 +73,6 @@ func (m *messageReader) Message() (*ipc.Message, error) {
 		return nil, fmt.Errorf("arrow/ipc: could not read message metadata: %w", noEOF(err))
 	}
 	_, bodyLen, err := checkMessage(meta)
-	var dict *dictionaryError
-	if errors.As(err, &dict) {
-		return nil, dict
-	}
 	if err != nil {
 		return nil, fmt.Errorf("arrow/ipc: corrupt message metadata: %w", err)
 	}

@@ -21,6 +21,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -204,6 +208,7 @@ func binaries() {
 	// Two streams one after the other: the second was never read.
 	write("arrows-after-eos.arrows", append(encode("arrows", trace.Nested, requests(5), 0), encode("arrows", trace.Nested, requests(5), 0)...))
 	write("pq-timestamp-micros.parquet", timestampMicros())
+	write("arrow-dictionary-id.arrow", dictionaryIDs())
 	// One id of 1 MiB, a few hundred bytes once compressed.
 	long := requests(3)
 	long[1].RequestID = strings.Repeat("x", 1<<20)
@@ -348,4 +353,50 @@ func timestampMicros() []byte {
 		log.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// dictionaryIDs is an Arrow file whose request_id is dictionary-encoded, as
+// pandas writes a categorical column: it was refused (issue 21).
+func dictionaryIDs() []byte {
+	mem := memory.NewGoAllocator()
+	dict := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	chunk := arrow.StructOf(arrow.Field{Name: "t_ns", Type: arrow.PrimitiveTypes.Int64}, arrow.Field{Name: "data", Type: arrow.BinaryTypes.Binary})
+	md := arrow.NewMetadata([]string{trace.KeyMaxConcurrency}, []string{"1"})
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "request_id", Type: dict},
+		{Name: "t0_ns", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "http_status", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "chunks", Type: arrow.ListOf(chunk), Nullable: true},
+	}, &md)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for i, r := range requests(3) {
+		if err := b.Field(0).(*array.BinaryDictionaryBuilder).AppendString(r.RequestID); err != nil {
+			log.Fatal(err)
+		}
+		b.Field(1).(*array.Int64Builder).Append(r.T0Ns)
+		b.Field(2).(*array.Int32Builder).Append(200)
+		lb := b.Field(3).(*array.ListBuilder)
+		lb.Append(true)
+		sb := lb.ValueBuilder().(*array.StructBuilder)
+		for _, c := range r.Chunks {
+			sb.Append(true)
+			sb.FieldBuilder(0).(*array.Int64Builder).Append(c.TNs + int64(i))
+			sb.FieldBuilder(1).(*array.BinaryBuilder).Append(c.Data)
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var out bytes.Buffer
+	w, err := ipc.NewFileWriter(&out, ipc.WithSchema(schema), ipc.WithAllocator(mem))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	return out.Bytes()
 }
