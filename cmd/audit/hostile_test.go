@@ -29,10 +29,12 @@ import (
 // would eat the machine dies of "out of memory" instead.
 
 const (
-	hostileArgsEnv    = "SSEAUDIT_HOSTILE_ARGS"
-	hostileRSSEnv     = "SSEAUDIT_HOSTILE_RSS_FILE"
-	hostileDefaultRSS = 400 // MB
-	hostileAddrSpace  = 6 << 30
+	hostileArgsEnv = "SSEAUDIT_HOSTILE_ARGS"
+	hostileRSSEnv  = "SSEAUDIT_HOSTILE_RSS_FILE"
+	// hostileFileSizeEnv, when set, is the RLIMIT_FSIZE of the child.
+	hostileFileSizeEnv = "SSEAUDIT_HOSTILE_FILE_SIZE"
+	hostileDefaultRSS  = 400 // MB
+	hostileAddrSpace   = 6 << 30
 )
 
 // TestHostileChild is the child: it runs the command line in its
@@ -51,6 +53,17 @@ func TestHostileChild(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(100)
+	}
+	// A full disk, for the commands that write: files stop growing here.
+	if v := os.Getenv(hostileFileSizeEnv); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err == nil {
+			err = syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(100)
+		}
 	}
 	code := runEnv(env{stdout: os.Stdout, stderr: os.Stderr, stdin: strings.NewReader("")}, append([]string{"audit"}, args...))
 	// The peak resident memory of this process since its exec (VmHWM):

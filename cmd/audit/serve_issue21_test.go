@@ -31,13 +31,19 @@ type childProcess struct {
 
 func startChild(t *testing.T, args ...string) *childProcess {
 	t.Helper()
+	return startChildEnv(t, nil, args...)
+}
+
+// startChildEnv is startChild with more environment variables.
+func startChildEnv(t *testing.T, env []string, args ...string) *childProcess {
+	t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &childProcess{rssFile: filepath.Join(t.TempDir(), "rss")}
 	c.cmd = exec.Command(os.Args[0], "-test.run=^TestHostileChild$")
-	c.cmd.Env = append(os.Environ(), hostileArgsEnv+"="+string(raw), hostileRSSEnv+"="+c.rssFile)
+	c.cmd.Env = append(append(os.Environ(), hostileArgsEnv+"="+string(raw), hostileRSSEnv+"="+c.rssFile), env...)
 	c.cmd.Dir = filepath.Join("cmd", "audit")
 	c.cmd.Stdout, c.cmd.Stderr = &c.stdout, &c.stderr
 	if err := c.cmd.Start(); err != nil {
@@ -51,6 +57,13 @@ func startChild(t *testing.T, args ...string) *childProcess {
 func (c *childProcess) stop(t *testing.T) (int, int64) {
 	t.Helper()
 	c.cmd.Process.Signal(syscall.SIGINT)
+	return c.wait(t)
+}
+
+// wait waits for the child to end and returns the exit code and the peak
+// memory in MB.
+func (c *childProcess) wait(t *testing.T) (int, int64) {
+	t.Helper()
 	done := make(chan struct{})
 	go func() { c.cmd.Wait(); close(done) }()
 	select {
