@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -331,6 +332,29 @@ var hostileGenerators = map[string]func(path string) error{
 	"id-bomb-flat.arrow": func(path string) error {
 		return writeIDBombLayout(path, trace.Flat)
 	},
+	// An AISBench work_dir whose numpy_store computes each array as it is
+	// read: a 12 KB database of 50-million-point arrays (issue 21).
+	"aisbench-generated.workdir": func(path string) error {
+		if err := copyTree("testdata/aisbench/basic", path); err != nil {
+			return err
+		}
+		hdr := "{'descr': '<f8', 'fortran_order': False, 'shape': (50000000,), }"
+		hdr += strings.Repeat(" ", 63-(10+len(hdr))%64) + "\n"
+		npy := fmt.Sprintf("x'934e554d50590100%02x%02x%x'", len(hdr)&0xff, len(hdr)>>8, hdr)
+		return execSQL(filepath.Join(path, "performances", "model", "db_data", "0123abcd.db"),
+			"ALTER TABLE numpy_store RENAME TO old",
+			"CREATE TABLE numpy_store (id INTEGER PRIMARY KEY, n INTEGER, arr_blob BLOB GENERATED ALWAYS AS ("+npy+" || zeroblob(n)) VIRTUAL)",
+			"INSERT INTO numpy_store (id, n) SELECT id, 400000000 FROM old",
+			"DROP TABLE old", "VACUUM")
+	},
+	// An AISBench work_dir cut short with a pending journal, its database
+	// 3.2 GB on paper (a sparse file): it was copied through memory.
+	"aisbench-sparse-journal.workdir": func(path string) error {
+		if err := copyTree("testdata/aisbench/killed", path); err != nil {
+			return err
+		}
+		return os.Truncate(filepath.Join(path, "performances", "model", "tmp", "tmp_0123abcd.db"), 3200<<20)
+	},
 	// A million one-chunk requests.
 	"million.parquet": func(path string) error {
 		done := []byte("data: [DONE]\n\n")
@@ -395,6 +419,39 @@ func writeIDBombLayout(path string, layout trace.Layout) error {
 		}
 	}
 	return w.Close()
+}
+
+// copyTree copies the directory src to dst (new).
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+}
+
+// execSQL runs statements on the SQLite database at path.
+func execSQL(path string, statements ...string) error {
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, q := range statements {
+		if _, err := db.Exec(q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
 }
 
 func writeHostileTrace(path string, reqs ...trace.Request) error {
