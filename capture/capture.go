@@ -18,6 +18,8 @@ package capture
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,6 +34,10 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/sseaudit/sseaudit/trace"
 )
@@ -60,6 +66,11 @@ type Options struct {
 	ContinuousUsage bool
 	// Timeout bounds one request, 0: none.
 	Timeout time.Duration
+	// MaxBodyBytes bounds the body bytes kept of one answer
+	// (DefaultMaxBodyBytes when 0): a longer body is cut there, the
+	// request marked failed. The memory of a capture is about
+	// Concurrency × MaxBodyBytes at worst.
+	MaxBodyBytes int64
 	// Drain lets the requests in flight finish when ctx is canceled;
 	// otherwise they are canceled and left out of the trace. Closing Abort
 	// cancels them even when draining.
@@ -84,15 +95,28 @@ type Progress struct {
 	Elapsed                      time.Duration
 }
 
+// DefaultMaxBodyBytes is Options.MaxBodyBytes when 0.
+const DefaultMaxBodyBytes = 64 << 20
+
 // Summary is what a capture did.
 type Summary struct {
+	// Written counts the requests handed to the writer; what reached the
+	// disk is the File's to say (File.Requests).
 	Sent, Written, Failed, Canceled int
 	// ByOutcome counts requests by "200", "500", "error: <kind>", ...
 	ByOutcome    map[string]int
 	NonStreaming int // 200 answers that were not text/event-stream
-	BodyBytes    int64
-	Elapsed      time.Duration
-	Interrupted  bool
+	// Encoded counts answers by their Content-Encoding (decoded, or not
+	// when unknown); Redirects the redirects recorded (not followed);
+	// CutBodies the bodies cut at MaxBodyBytes.
+	Encoded   map[string]int
+	Redirects int
+	CutBodies int
+	BodyBytes int64
+	Elapsed   time.Duration
+	// GotResponse is set once any answer arrived from the server.
+	GotResponse bool
+	Interrupted bool
 }
 
 // Writer takes the captured requests in the order they were sent; *File is
@@ -121,7 +145,7 @@ func Meta(o Options) (trace.Meta, error) {
 		m.Set(trace.KeyRequestRate, strconv.FormatFloat(o.Rate, 'g', -1, 64))
 	}
 	u, _ := Endpoint(o.URL, o.API)
-	m.Set(trace.KeyRunPrefix+"url", u)
+	m.Set(trace.KeyRunPrefix+"url", RedactURL(u))
 	m.Set(trace.KeyRunPrefix+"api", o.API)
 	m.Set(trace.KeyRunPrefix+"requests", strconv.Itoa(o.Requests))
 	if o.Model != "" {
@@ -163,7 +187,21 @@ func (o *Options) check() error {
 	if o.FlushInterval <= 0 {
 		o.FlushInterval = time.Second
 	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
 	return nil
+}
+
+// RedactURL is u without what may be a credential (user and password, the
+// query, the fragment), for the trace: the trace never holds one.
+func RedactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(a URL that does not parse)"
+	}
+	p.User, p.RawQuery, p.ForceQuery, p.Fragment, p.RawFragment = nil, "", false, "", ""
+	return p.String()
 }
 
 // Endpoint is the URL requests go to.
@@ -246,6 +284,11 @@ type result struct {
 	nonSSE   bool
 	// contentType of the answer, for the warning
 	contentType string
+	// encoding is the answer's Content-Encoding ("" for none); redirect
+	// where a redirect pointed (redacted); cut is set when the body was
+	// cut at MaxBodyBytes.
+	encoding, redirect string
+	cut                bool
 }
 
 // Run sends o.Requests requests and writes what came back to w, in the
@@ -253,7 +296,7 @@ type result struct {
 // The error is for what stopped the capture (the writer, or a server that
 // cannot be reached at all); failed requests are data in the trace.
 func Run(ctx context.Context, o Options, w Writer) (Summary, error) {
-	c := &capturing{o: &o, w: w, sum: Summary{ByOutcome: map[string]int{}}}
+	c := &capturing{o: &o, w: w, sum: Summary{ByOutcome: map[string]int{}, Encoded: map[string]int{}}}
 	if err := o.check(); err != nil {
 		return c.sum, err
 	}
@@ -288,6 +331,7 @@ func Run(ctx context.Context, o Options, w Writer) (Summary, error) {
 	c.collect(results)
 
 	c.sum.Sent = int(c.sent.Load())
+	c.sum.GotResponse = c.gotResponse.Load()
 	c.sum.Elapsed = time.Since(c.base)
 	c.sum.Interrupted = ctx.Err() != nil
 	if c.werr != nil {
@@ -300,9 +344,12 @@ func Run(ctx context.Context, o Options, w Writer) (Summary, error) {
 }
 
 // newClient is a client of concurrency connections that hands the body
-// bytes on as the server sent them.
+// bytes on as the server sent them and follows no redirect: a redirect
+// would carry the request's headers (an api-key among them) to wherever it
+// points, and the trace would show the answer under the URL asked; it is
+// recorded as the answer instead.
 func newClient(concurrency int) *http.Client {
-	return &http.Client{Transport: &http.Transport{
+	return &http.Client{CheckRedirect: noRedirects, Transport: &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        concurrency,
@@ -311,6 +358,8 @@ func newClient(concurrency int) *http.Client {
 		DisableCompression:  true, // the body bytes as the server sent them
 	}}
 }
+
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // capturing is one Run: its clients send, its collector writes in order.
 type capturing struct {
@@ -418,7 +467,13 @@ func (c *capturing) collect(results <-chan result) {
 	ticker := time.NewTicker(o.FlushInterval)
 	defer ticker.Stop()
 	done, failed := 0, 0
-	nonSSEWarned := false
+	warned := map[string]bool{}
+	warnOnce := func(kind, format string, args ...any) {
+		if !warned[kind] && o.Warnf != nil {
+			warned[kind] = true
+			o.Warnf(format, args...)
+		}
+	}
 	for {
 		select {
 		case r, ok := <-results:
@@ -438,9 +493,17 @@ func (c *capturing) collect(results <-chan result) {
 			if r.req.Failed() && !r.canceled {
 				failed++
 			}
-			if r.nonSSE && !nonSSEWarned && o.Warnf != nil {
-				nonSSEWarned = true
-				o.Warnf("request %s: a non-streaming answer (status %d, Content-Type %q): want text/event-stream; does the server ignore \"stream\": true?", r.req.RequestID, *r.req.HTTPStatus, r.contentType)
+			if r.nonSSE {
+				warnOnce("nonSSE", "request %s: a non-streaming answer (status %d, Content-Type %q): want text/event-stream; does the server ignore \"stream\": true?", r.req.RequestID, *r.req.HTTPStatus, r.contentType)
+			}
+			if r.encoding != "" {
+				warnOnce("encoding "+r.encoding, "request %s: the answer is %s-encoded (Content-Encoding: %s) though none was asked for: %s", r.req.RequestID, r.encoding, r.encoding, encodingNote(r.encoding))
+			}
+			if r.redirect != "" {
+				warnOnce("redirect", "request %s: the server redirects (status %d to %s): not followed (it would carry the request's headers there); the trace records the redirect: point --url at the endpoint itself", r.req.RequestID, *r.req.HTTPStatus, r.redirect)
+			}
+			if r.cut {
+				warnOnce("cut", "request %s: the body passed %d bytes (limit --max-body-bytes): cut there, the request marked failed", r.req.RequestID, o.MaxBodyBytes)
 			}
 			pending[r.i] = r
 			for {
@@ -488,6 +551,15 @@ func (c *capturing) write(r result, unflushed *int) {
 	}
 	if r.nonSSE {
 		c.sum.NonStreaming++
+	}
+	if r.encoding != "" {
+		c.sum.Encoded[r.encoding]++
+	}
+	if r.redirect != "" {
+		c.sum.Redirects++
+	}
+	if r.cut {
+		c.sum.CutBodies++
 	}
 }
 
@@ -548,6 +620,14 @@ func (o *Options) do(ctx context.Context, client *http.Client, endpoint string, 
 			}
 			req.Error = &msg
 		}
+		if req.Error != nil {
+			// The error column is utf8: a server's Latin-1 status line or
+			// error body, or one cut inside a character, would make the
+			// whole trace unreadable. The bytes themselves are in the
+			// chunks.
+			msg := validText(*req.Error)
+			req.Error = &msg
+		}
 		return res
 	}
 	req.T0Ns = clock()
@@ -563,41 +643,136 @@ func (o *Options) do(ctx context.Context, client *http.Client, endpoint string, 
 	if status == 200 && !strings.HasPrefix(strings.ToLower(ct), "text/event-stream") {
 		res.nonSSE = true
 	}
+	if status >= 300 && status < 400 {
+		if loc, err := resp.Location(); err == nil {
+			res.redirect = RedactURL(loc.String())
+		}
+	}
+	return ended(o.readBody(resp, &res, clock))
+}
+
+// readBody reads the answer's body into the request's chunks, each read
+// with its arrival time, decoded when the server encoded it, cut at
+// MaxBodyBytes; an error answer's body goes in the error column too.
+func (o *Options) readBody(resp *http.Response, res *doResult, clock func() int64) error {
+	req := res.req
+	status := *req.HTTPStatus
 	req.Chunks = []trace.Chunk{}
 	var body []byte // of an error answer, for the error column
+	defer func() {
+		if status == 200 {
+			return
+		}
+		e := errorText(resp, body)
+		if res.redirect != "" {
+			e += fmt.Sprintf("; a redirect to %s, not followed (capture follows no redirect)", res.redirect)
+		}
+		if req.Error != nil {
+			e = *req.Error + "; " + e
+		}
+		req.Error = &e
+	}()
+	r, enc, err := decoded(resp)
+	res.encoding = enc
+	if err != nil {
+		msg := err.Error()
+		req.Error = &msg
+	}
+	if r == nil {
+		return nil
+	}
+	if c, ok := r.(io.Closer); ok {
+		defer c.Close()
+	}
 	buf := make([]byte, 64<<10)
+	var total int64
 	for {
-		n, err := resp.Body.Read(buf)
+		n, err := r.Read(buf)
 		t := clock()
 		if n > 0 {
 			data := append([]byte(nil), buf[:n]...)
 			req.Chunks = append(req.Chunks, trace.Chunk{TNs: t, Data: data})
+			total += int64(n)
 			if status != 200 && len(body) < maxErrorBody {
 				body = append(body, data[:min(len(data), maxErrorBody-len(body))]...)
 			}
 		}
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			if status != 200 {
-				e := errorText(resp, body)
-				req.Error = &e
-			}
-			return ended(err)
+			return err
+		}
+		if total > o.MaxBodyBytes {
+			res.cut = true
+			return fmt.Errorf("the body passed %d bytes (limit --max-body-bytes): the rest was not read", o.MaxBodyBytes)
 		}
 	}
-	if status != 200 {
-		e := errorText(resp, body)
-		req.Error = &e
+}
+
+// decoded is the answer's body as a client that decodes it reads it (as
+// AISBench's does): gzip, deflate, br and zstd are decoded, and enc names
+// the encoding; an encoding not known leaves the body as sent, with an
+// error for the request.
+func decoded(resp *http.Response) (r io.Reader, enc string, err error) {
+	enc = strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
+	var dr io.Reader
+	switch enc {
+	case "", "identity":
+		return resp.Body, "", nil
+	case "gzip", "x-gzip":
+		dr, err = gzip.NewReader(resp.Body)
+	case "deflate":
+		dr, err = zlib.NewReader(resp.Body)
+	case "br":
+		dr = brotli.NewReader(resp.Body)
+	case "zstd":
+		var z *zstd.Decoder
+		// RFC 8878: an HTTP zstd frame's window is 8 MB at most.
+		if z, err = zstd.NewReader(resp.Body, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(8<<20)); err == nil {
+			dr = z.IOReadCloser()
+		}
+	default:
+		return resp.Body, enc, fmt.Errorf("Content-Encoding %q: not one capture decodes (gzip, deflate, br, zstd): the body is stored as sent", enc)
 	}
-	return ended(nil)
+	if err != nil {
+		return nil, enc, fmt.Errorf("Content-Encoding %s: %w", enc, err)
+	}
+	return dr, enc, nil
+}
+
+// encodingNote says what became of an encoded answer.
+func encodingNote(enc string) string {
+	switch enc {
+	case "gzip", "x-gzip", "deflate", "br", "zstd":
+		return "the trace holds the body decoded, as a client that decodes it reads it, each read at the time its bytes came out of the decoder"
+	}
+	return "capture cannot decode it: the body is stored as sent and the request marked failed"
 }
 
 const maxErrorBody = 2048
 
 func errorText(resp *http.Response, body []byte) string {
 	return fmt.Sprintf("HTTP %s: %s", resp.Status, strings.TrimSpace(string(body)))
+}
+
+// validText is s with every byte that is not UTF-8 (a byte of another
+// encoding, a character cut short) written \xNN.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 func isConnRefused(err error) bool {

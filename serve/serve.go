@@ -40,12 +40,30 @@ type Options struct {
 	Match bool
 	// Logf, when set, gets one line a served request.
 	Logf func(format string, args ...any)
+	// MaxBodyBytes bounds one request body (DefaultMaxBodyBytes when 0):
+	// a longer one is answered 413.
+	MaxBodyBytes int64
+	// MaxBodyMemory bounds the request bodies held at once, all requests
+	// together (DefaultMaxBodyMemory when 0): a body that would pass it
+	// is answered 503. Only Match holds bodies (to read their prompts);
+	// otherwise a body is read and dropped as it comes.
+	MaxBodyMemory int64
+	// BodyTimeout bounds the time a client takes to send its request
+	// body (none when 0): a slower one is cut.
+	BodyTimeout time.Duration
 }
+
+// Defaults of Options.
+const (
+	DefaultMaxBodyBytes  = 64 << 20
+	DefaultMaxBodyMemory = 256 << 20
+)
 
 // Server answers requests with the streams of a trace. It is an
 // http.Handler.
 type Server struct {
-	opts Options
+	opts   Options
+	bodies budget // of the request bodies held at once
 
 	mu       sync.Mutex
 	src      trace.Reader // in order: read one stream a request
@@ -72,7 +90,13 @@ func New(r trace.Reader, opts Options) (*Server, error) {
 	if opts.Speed < 0 || opts.Speed != opts.Speed {
 		return nil, fmt.Errorf("speed %v: want a positive number", opts.Speed)
 	}
-	s := &Server{opts: opts, src: r, promptAt: -1, ended: make(chan struct{})}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.MaxBodyMemory <= 0 {
+		opts.MaxBodyMemory = DefaultMaxBodyMemory
+	}
+	s := &Server{opts: opts, src: r, promptAt: -1, ended: make(chan struct{}), bodies: budget{left: opts.MaxBodyMemory}}
 	info := r.Info()
 	for i, x := range info.Extra {
 		if x.Name == PromptColumn && (x.Kind == trace.ExtraString || x.Kind == trace.ExtraJSON) {
@@ -187,9 +211,6 @@ func (s *Server) matchStream(p string) *trace.Request {
 	return req
 }
 
-// maxRequestBody bounds the request body the server reads.
-const maxRequestBody = 64 << 20
-
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	arrival := time.Now()
 	switch {
@@ -211,19 +232,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.inFlight.Add(1)
 	defer s.inFlight.Done()
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
-	if err != nil {
-		return
-	}
-	if len(body) > maxRequestBody {
-		jsonError(w, http.StatusRequestEntityTooLarge, "request body over 64 MiB")
-		return
-	}
 	var req *trace.Request
 	if s.opts.Match {
-		p, err := RequestPrompt(r.URL.Path, body)
+		p, status, err := s.readPrompt(w, r)
 		if err != nil {
-			jsonError(w, http.StatusBadRequest, err.Error())
+			if status != 0 {
+				jsonError(w, status, err.Error())
+			}
 			return
 		}
 		if req = s.matchStream(p); req == nil {
@@ -232,6 +247,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else {
+		if status, err := s.dropBody(w, r); err != nil {
+			if status != 0 {
+				jsonError(w, status, err.Error())
+			}
+			return
+		}
+		var err error
 		req, err = s.nextStream()
 		if err != nil {
 			jsonError(w, http.StatusInternalServerError, "reading the trace: "+err.Error())
@@ -244,6 +266,135 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.served.Add(1)
 	s.replay(w, r, req, arrival)
+}
+
+// bodyDeadline gives the client Options.BodyTimeout to send its body: the
+// connection's read deadline, cleared by the returned function once the
+// body is read (net/http clears it too as it starts watching for the
+// client going away, but the stream that follows must not depend on it).
+// When the body is not read to its end the deadline stays, so that the
+// server's own reading of what is left cannot hold the connection.
+func (s *Server) bodyDeadline(w http.ResponseWriter) func() {
+	if s.opts.BodyTimeout <= 0 {
+		return func() {}
+	}
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)) != nil {
+		return func() {}
+	}
+	return func() { rc.SetReadDeadline(time.Time{}) }
+}
+
+// tooLarge is the error of a body over Options.MaxBodyBytes.
+func (s *Server) tooLarge() (int, error) {
+	return http.StatusRequestEntityTooLarge, fmt.Errorf("request body over %d bytes (limit --max-body-bytes)", s.opts.MaxBodyBytes)
+}
+
+// dropBody reads the request body to its end without keeping it. A status
+// of 0 with an error: the client is gone or too slow, nothing to answer.
+func (s *Server) dropBody(w http.ResponseWriter, r *http.Request) (int, error) {
+	read := s.bodyDeadline(w)
+	n, err := io.Copy(io.Discard, io.LimitReader(r.Body, s.opts.MaxBodyBytes+1))
+	if err != nil {
+		return 0, err
+	}
+	if n > s.opts.MaxBodyBytes {
+		return s.tooLarge()
+	}
+	read()
+	return 0, nil
+}
+
+// readPrompt reads the request body within the server's body budget and
+// returns its prompt. Reading a body to its prompt holds the body and its
+// parse (encoding/json: the message copied raw, unquoted, made a string,
+// about three times the body again): all of it is taken from the budget,
+// and given back once the prompt is read.
+func (s *Server) readPrompt(w http.ResponseWriter, r *http.Request) (string, int, error) {
+	read := s.bodyDeadline(w)
+	held := int64(0)
+	defer func() { s.bodies.give(held) }()
+	busy := func() (string, int, error) {
+		return "", http.StatusServiceUnavailable, fmt.Errorf("the server holds %d bytes of request bodies at most (limit --max-body-memory): busy, try again", s.opts.MaxBodyMemory)
+	}
+	take := func(n int64) bool {
+		if !s.bodies.take(n) {
+			return false
+		}
+		held += n
+		return true
+	}
+	size := int64(4 << 10)
+	if r.ContentLength > s.opts.MaxBodyBytes {
+		status, err := s.tooLarge()
+		return "", status, err
+	}
+	if r.ContentLength >= 0 {
+		size = r.ContentLength + 1 // the +1 reads the end
+	}
+	if !take(size) {
+		return busy()
+	}
+	body := make([]byte, 0, size)
+	for {
+		if len(body) == cap(body) {
+			grow := int64(cap(body))
+			if int64(len(body)) >= s.opts.MaxBodyBytes+1 {
+				break
+			}
+			grow = min(grow, s.opts.MaxBodyBytes+1-int64(len(body)))
+			if !take(grow) {
+				return busy()
+			}
+			nb := make([]byte, len(body), int64(cap(body))+grow)
+			copy(nb, body)
+			body = nb
+		}
+		n, err := r.Body.Read(body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", 0, err
+		}
+	}
+	if int64(len(body)) > s.opts.MaxBodyBytes {
+		status, err := s.tooLarge()
+		return "", status, err
+	}
+	read()
+	if !take(3 * int64(len(body))) {
+		return busy()
+	}
+	p, err := RequestPrompt(r.URL.Path, body)
+	if err != nil {
+		return "", http.StatusBadRequest, err
+	}
+	return p, 0, nil
+}
+
+// budget is a count of bytes shared by the requests being answered.
+type budget struct {
+	mu   sync.Mutex
+	left int64
+}
+
+// take takes n bytes if there are so many left.
+func (b *budget) take(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.left {
+		return false
+	}
+	b.left -= n
+	return true
+}
+
+func (b *budget) give(n int64) {
+	b.mu.Lock()
+	b.left += n
+	b.mu.Unlock()
 }
 
 func (s *Server) logf(format string, args ...any) {

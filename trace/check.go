@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math"
 	"unicode/utf8"
 )
@@ -15,6 +16,13 @@ type Limits struct {
 	// MaxEventBytes is the largest event payload; the readers do not look at
 	// events: replay enforces it (replay.Options.MaxEventBytes).
 	MaxEventBytes int64
+	// MaxIDBytes is the longest request_id; 0 means DefaultLimits'. An id
+	// is a name: a longer one is refused before it is kept anywhere.
+	MaxIDBytes int64
+	// MaxExtraColumns is the most extra columns (keys or columns outside
+	// the schema) a trace may have; 0 means DefaultLimits'. Every request
+	// carries a value for each, so that reading costs requests × columns.
+	MaxExtraColumns int64
 }
 
 // DefaultLimits are the limits readers use unless told otherwise.
@@ -23,6 +31,72 @@ var DefaultLimits = Limits{
 	MaxRequests:     50_000_000,
 	MaxGroupingRows: 20_000_000,
 	MaxEventBytes:   16 << 20,
+	MaxIDBytes:      4 << 10,
+	MaxExtraColumns: 1024,
+}
+
+// maxExtraColumns is l.MaxExtraColumns, or the default when unset.
+func (l Limits) maxExtraColumns() int64 {
+	if l.MaxExtraColumns > 0 {
+		return l.MaxExtraColumns
+	}
+	return DefaultLimits.MaxExtraColumns
+}
+
+// CheckExtraColumns refuses a trace with more than limits allow of extra
+// columns (n, the next one named column), with an error naming the limit
+// that wraps ErrLimit. pos places it (a JSONL line).
+func CheckExtraColumns(file string, limits Limits, n int, column string, pos Error) error {
+	if max := limits.maxExtraColumns(); int64(n) > max {
+		e := pos
+		e.File, e.Column = file, column
+		e.Msg = fmt.Sprintf("more than %d extra columns (keys or columns outside the trace schema; limit --max-extra-columns)", max)
+		e.Err = ErrLimit
+		return &e
+	}
+	return nil
+}
+
+// maxIDBytes is l.MaxIDBytes, or the default when unset.
+func (l Limits) maxIDBytes() int64 {
+	if l.MaxIDBytes > 0 {
+		return l.MaxIDBytes
+	}
+	return DefaultLimits.MaxIDBytes
+}
+
+// CheckIDLength refuses a request_id longer than limits allow, before a
+// reader keeps it (the flat layout's grouping holds every id). The error
+// names the limit and wraps ErrLimit.
+func CheckIDLength(file string, limits Limits, id string, pos Error) error {
+	if n := limits.maxIDBytes(); int64(len(id)) > n {
+		e := pos
+		e.File, e.RequestID, e.Column = file, id, ColRequestID
+		e.Msg = fmt.Sprintf("request_id of %d bytes, more than %d (limit --max-id-bytes)", len(id), n)
+		e.Err = ErrLimit
+		return &e
+	}
+	return nil
+}
+
+// idSet is a set of request ids kept as 128-bit keyed hashes with a
+// position each: its memory is a few dozen bytes an id, however long the
+// ids (a file whose ids decompress to gigabytes would otherwise be held
+// whole). The seeds are random, so no input can be made to collide; two
+// distinct ids collide with a probability of about n²/2¹²⁹.
+type idSet struct {
+	seeds [2]maphash.Seed
+	m     map[idKey]int64
+}
+
+type idKey struct{ a, b uint64 }
+
+func newIDSet() *idSet {
+	return &idSet{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, m: make(map[idKey]int64)}
+}
+
+func (s *idSet) key(id string) idKey {
+	return idKey{maphash.String(s.seeds[0], id), maphash.String(s.seeds[1], id)}
 }
 
 // Checker validates requests as a reader produces them: the per-request rules
@@ -31,13 +105,17 @@ var DefaultLimits = Limits{
 type Checker struct {
 	File   string
 	Limits Limits
-	seen   map[string]int64 // request_id -> row or line where first seen
+	seen   *idSet // request_id -> row or line where first seen
 	n      int64
+	// The earliest and latest time of the requests checked (t0_ns, chunk
+	// t_ns, end_ns), once any: see Check.
+	minNs, maxNs int64
+	spanned      bool
 }
 
 // NewChecker returns a Checker for the file named file.
 func NewChecker(file string, limits Limits) *Checker {
-	return &Checker{File: file, Limits: limits, seen: make(map[string]int64)}
+	return &Checker{File: file, Limits: limits, seen: newIDSet()}
 }
 
 // Check validates r, found at pos (a row, or a line for JSONL: see Error).
@@ -56,15 +134,19 @@ func (c *Checker) Check(r *Request, pos Error) error {
 	if r.RequestID == "" {
 		return fail("request_id", "empty request_id: want a non-empty, unique id")
 	}
+	if err := CheckIDLength(c.File, c.Limits, r.RequestID, pos); err != nil {
+		return err
+	}
 	// A utf8 column holding other bytes would print as U+FFFD, making two
 	// ids look alike (and JSONL cannot hold it at all).
 	if !utf8.ValidString(r.RequestID) {
-		return fail("request_id", "request_id %q is not valid UTF-8: want utf8 text", r.RequestID)
+		return fail("request_id", "request_id %s is not valid UTF-8: want utf8 text", QuoteID(r.RequestID))
 	}
 	if r.Error != nil && !utf8.ValidString(*r.Error) {
-		return fail("error", "error %q is not valid UTF-8: want utf8 text", *r.Error)
+		return fail("error", "error %s is not valid UTF-8: want utf8 text", QuoteID(*r.Error))
 	}
-	if first, dup := c.seen[r.RequestID]; dup {
+	key := c.seen.key(r.RequestID)
+	if first, dup := c.seen.m[key]; dup {
 		return fail("request_id", "duplicate request_id (first seen at %s %d): want unique ids", posUnit(pos), first)
 	}
 	c.n++
@@ -73,7 +155,7 @@ func (c *Checker) Check(r *Request, pos Error) error {
 		e.Err = ErrLimit
 		return e
 	}
-	c.seen[r.RequestID] = posValue(pos)
+	c.seen.m[key] = posValue(pos)
 	prev := r.T0Ns
 	for i, ch := range r.Chunks {
 		if ch.TNs < r.T0Ns {
@@ -92,16 +174,44 @@ func (c *Checker) Check(r *Request, pos Error) error {
 	if r.EndNs != nil && *r.EndNs < prev {
 		return fail("end_ns", "end_ns %d is before t0_ns or the last chunk (%d): want end_ns at or after both", *r.EndNs, prev)
 	}
-	for i, t := range r.TimePointsS {
-		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return fail("time_points_s", "time point %d is %v: want a finite number of seconds", i, t)
-		}
+	if r.EndNs != nil {
+		prev = *r.EndNs
+	}
+	// Every command subtracts times of a trace from one another: two that
+	// lie more than 2^63-1 ns apart would overflow (inspect's time span
+	// came out as -0.000 s, the stable window as 18446744073 s).
+	lo, hi := r.T0Ns, prev
+	if c.spanned {
+		lo, hi = min(lo, c.minNs), max(hi, c.maxNs)
+	}
+	if uint64(hi)-uint64(lo) > math.MaxInt64 {
+		return fail("t0_ns", "the times of the trace span from %d to %d ns, more than 2^63-1 ns (292 years): want the times of one trace on one clock", lo, hi)
+	}
+	c.minNs, c.maxNs, c.spanned = lo, hi, true
+	if err := CheckTimePoints(r.TimePointsS); err != nil {
+		return fail("time_points_s", "%v", err)
 	}
 	if r.InputTokens != nil && *r.InputTokens < 0 {
 		return fail("input_tokens", "negative count %d", *r.InputTokens)
 	}
 	if r.OutputTokens != nil && *r.OutputTokens < 0 {
 		return fail("output_tokens", "negative count %d", *r.OutputTokens)
+	}
+	return nil
+}
+
+// CheckTimePoints is the rule for a request's time_points_s, the one every
+// reader and importer applies: finite numbers of seconds that never go back
+// (they are read from a monotonic clock; a point going back would make a
+// negative TTFT, E2EL or ITL).
+func CheckTimePoints(tp []float64) error {
+	for i, t := range tp {
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return fmt.Errorf("time point %d is %v: want a finite number of seconds", i, t)
+		}
+		if i > 0 && t < tp[i-1] {
+			return fmt.Errorf("time point %d (%v s) goes back from %v s: want non-decreasing time points (a monotonic clock)", i, t, tp[i-1])
+		}
 	}
 	return nil
 }

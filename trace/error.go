@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Error is bad input in a trace file: where it is and what was expected.
@@ -34,7 +35,7 @@ func (e *Error) Error() string {
 		where = append(where, "row "+strconv.FormatInt(e.Row, 10))
 	}
 	if e.RequestID != "" {
-		where = append(where, "request "+strconv.Quote(e.RequestID))
+		where = append(where, "request "+QuoteID(e.RequestID))
 	}
 	if e.Column != "" {
 		where = append(where, "column "+e.Column)
@@ -53,6 +54,23 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// maxQuotedID is how much of a request_id an error message shows.
+const maxQuotedID = 128
+
+// QuoteID quotes a request_id for a message; an id longer than 128 bytes is
+// cut there (at a character boundary) and its length said, so that one
+// error is one readable line whatever the file holds.
+func QuoteID(id string) string {
+	if len(id) <= maxQuotedID {
+		return strconv.Quote(id)
+	}
+	cut := maxQuotedID
+	for cut > maxQuotedID-utf8.UTFMax && !utf8.RuneStart(id[cut]) {
+		cut--
+	}
+	return strconv.Quote(id[:cut]) + fmt.Sprintf("... (%d bytes)", len(id))
+}
 
 // FileError is an Error about a whole file.
 func FileError(file string, err error, format string, args ...any) *Error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // FlatRow is one row of the flat layout: one chunk of one request, with the
@@ -34,34 +35,37 @@ type FlatRows interface {
 }
 
 // Contiguity finds out, from a file's request_id column alone, whether each
-// request's rows are contiguous. Feed it every row's id in file order.
+// request's rows are contiguous. Feed it every row's id in file order. It
+// keeps the current id and a hash of each id before it (see idSet), not
+// the ids.
 type Contiguity struct {
-	closed map[string]struct{}
+	closed *idSet
 	cur    string
 	any    bool
 	broken bool
 }
 
-// Add records the next row's request_id.
+// Add records the next row's request_id. id may be reused by the caller
+// after the call.
 func (c *Contiguity) Add(id string) {
 	if c.broken {
 		return
 	}
 	if c.closed == nil {
-		c.closed = make(map[string]struct{})
+		c.closed = newIDSet()
 	}
 	if c.any && id == c.cur {
 		return
 	}
-	if _, seen := c.closed[id]; seen {
+	if _, seen := c.closed.m[c.closed.key(id)]; seen {
 		c.broken = true
 		c.closed = nil
 		return
 	}
 	if c.any {
-		c.closed[c.cur] = struct{}{}
+		c.closed.m[c.closed.key(c.cur)] = 0
 	}
-	c.cur, c.any = id, true
+	c.cur, c.any = strings.Clone(id), true
 }
 
 // Contiguous reports whether every request's rows were contiguous.
@@ -247,6 +251,9 @@ func (fr *flatReader) rowErr(row *FlatRow, column, format string, args ...any) e
 func (fr *flatReader) start(g *groupedRequest, row *FlatRow) error {
 	if row.Req.RequestID == "" {
 		return fr.rowErr(row, "request_id", "null or empty request_id: want a non-empty id on every row")
+	}
+	if err := CheckIDLength(fr.info.Path, fr.limits, row.Req.RequestID, Error{RowGroup: row.RowGroup, Row: row.Row}); err != nil {
+		return err
 	}
 	g.first = *row
 	g.req = row.Req

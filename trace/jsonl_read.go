@@ -123,19 +123,29 @@ func (r *jsonlReader) lineErr(column, format string, args ...any) *Error {
 	return &Error{File: r.src.Name, Line: r.line, RowGroup: -1, Row: -1, Column: column, Msg: fmt.Sprintf(format, args...)}
 }
 
-// readLine returns the next line without its line end, or io.EOF.
+// readLine returns the next line without its line end, or io.EOF. The
+// line limit holds before the bytes are kept; a line longer than the read
+// buffer has its bytes looked at as they come, so that input that is no
+// JSON text at all (/dev/zero named x.jsonl) ends at its first control
+// byte, not at the limit.
 func (r *jsonlReader) readLine() ([]byte, error) {
 	limit := r.src.Limits.MaxChunkBytes*4 + 1<<20
 	var buf []byte
 	for {
 		frag, err := r.br.ReadSlice('\n')
-		buf = append(buf, frag...)
-		if int64(len(buf)) > limit {
+		if int64(len(buf))+int64(len(frag)) > limit {
 			r.line++
 			e := r.lineErr("", "line longer than %d bytes (limit: 4 × --max-chunk-bytes + 1 MiB)", limit)
 			e.Err = ErrLimit
 			return nil, e
 		}
+		if err == bufio.ErrBufferFull || buf != nil {
+			if i := rawControlByte(frag); i >= 0 {
+				r.line++
+				return nil, r.lineErr("", "not JSON: a raw control byte 0x%02x at byte %d of the line: want JSON text (which holds none)", frag[i], len(buf)+i)
+			}
+		}
+		buf = append(buf, frag...)
 		if err == bufio.ErrBufferFull {
 			continue
 		}
@@ -150,6 +160,18 @@ func (r *jsonlReader) readLine() ([]byte, error) {
 		buf = bytes.TrimSuffix(buf, []byte("\r"))
 		return buf, nil
 	}
+}
+
+// rawControlByte is the index of the first byte of b below 0x20 other than
+// tab, line feed and carriage return (JSON allows none, in a string or out
+// of one), or -1.
+func rawControlByte(b []byte) int {
+	for i, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			return i
+		}
+	}
+	return -1
 }
 
 var errBlank = errors.New("blank line")
@@ -170,6 +192,10 @@ func (r *jsonlReader) parseLine(line []byte) (*fastjson.Object, error) {
 	if d := jsonDepth(line); d > fastjson.MaxDepth {
 		return nil, r.lineErr("", "JSON nested %d deep: want at most %d levels", d, fastjson.MaxDepth)
 	}
+	line, err := r.surrogates(line)
+	if err != nil {
+		return nil, err
+	}
 	v, err := r.parser.ParseBytes(line)
 	if err != nil {
 		return nil, r.lineErr("", "not JSON: %v", err)
@@ -179,6 +205,69 @@ func (r *jsonlReader) parseLine(line []byte) (*fastjson.Object, error) {
 		return nil, r.lineErr("", "a JSON %s: want an object (a request, or {\"run\": {...}} on the first line)", v.Type())
 	}
 	return o, nil
+}
+
+// surrogates rewrites the surrogate escapes of a line's strings, valid
+// JSON, so that fastjson reads them right: fastjson keeps a lone surrogate
+// as its six characters and decodes two lone ones in a row as one U+FFFD.
+// A pair stays (fastjson decodes it); \udc80 to \udcff, what Python's
+// surrogateescape writes for a byte that is not UTF-8, becomes that byte;
+// any other lone surrogate refuses the line. A line without a surrogate
+// escape is returned as it is.
+func (r *jsonlReader) surrogates(line []byte) ([]byte, error) {
+	if !bytes.Contains(line, []byte(`\u`)) {
+		return line, nil
+	}
+	var out []byte // nil until the first change
+	done := 0      // line[:done] is in out
+	inString := false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case !inString:
+			inString = c == '"'
+		case c == '"':
+			inString = false
+		case c == '\\' && line[i+1] != 'u':
+			i++
+		case c == '\\':
+			x := hex4(line[i+2 : i+6])
+			switch {
+			case x < 0xd800 || x > 0xdfff:
+				i += 5
+			case x <= 0xdbff && i+12 <= len(line) && line[i+6] == '\\' && line[i+7] == 'u' && isLowSurrogate(hex4(line[i+8:i+12])):
+				i += 11 // a pair
+			case x >= 0xdc80 && x <= 0xdcff:
+				out = append(append(out, line[done:i]...), byte(x-0xdc00))
+				i += 5
+				done = i + 1
+			default:
+				return nil, r.lineErr("", "a lone surrogate %s at byte %d of the line: want a surrogate pair, or \\udc80 to \\udcff for a byte that is not UTF-8 (Python's surrogateescape)", line[i:i+6], i)
+			}
+		}
+	}
+	if out == nil {
+		return line, nil
+	}
+	return append(out, line[done:]...), nil
+}
+
+func isLowSurrogate(x int) bool { return x >= 0xdc00 && x <= 0xdfff }
+
+// hex4 is the value of four hex digits (valid JSON has them).
+func hex4(b []byte) int {
+	x := 0
+	for _, c := range b {
+		x <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			x |= int(c - '0')
+		case c >= 'a' && c <= 'f':
+			x |= int(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			x |= int(c-'A') + 10
+		}
+	}
+	return x
 }
 
 // jsonDepth is the deepest nesting of brackets outside strings in b, valid
@@ -244,6 +333,10 @@ func (r *jsonlReader) prescan() error {
 				return
 			}
 			if _, ok := r.extra[k]; ok {
+				return
+			}
+			if err := CheckExtraColumns(r.src.Name, r.src.Limits, len(r.info.Extra)+1, k, Error{Line: r.line, RowGroup: -1, Row: -1}); err != nil {
+				kerr = err
 				return
 			}
 			kind := ExtraJSON

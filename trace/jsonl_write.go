@@ -147,10 +147,7 @@ func appendExtra(b []byte, c ExtraColumn, v Value) ([]byte, error) {
 		}
 		return append(b, v.Str...), nil
 	case ExtraString:
-		if !utf8.ValidString(v.Str) {
-			return b, fmt.Errorf("column %s is not valid UTF-8 and cannot be written to JSONL", c.Name)
-		}
-		return appendJSONString(b, v.Str), nil
+		return appendJSONString(b, v.Str), nil // bytes that are not UTF-8 as \udcXX
 	case ExtraBinary:
 		b = append(b, '"')
 		b = base64.StdEncoding.AppendEncode(b, v.Bytes)
@@ -173,12 +170,25 @@ func (jw *jsonlWriter) Close() error { return jw.w.Flush() }
 const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s as a JSON string: quotes, backslashes and
-// control characters escaped, everything else as it is (s is valid UTF-8).
+// control characters escaped, a byte that is not UTF-8 as \udcXX, everything
+// else as it is.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= utf8.RuneSelf {
+			if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size != 1 {
+				i += size - 1
+				continue
+			}
+			// A byte that is not UTF-8: Python's surrogateescape, read
+			// back as the byte (jsonlReader.surrogates).
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', 'd', 'c', hexDigits[c>>4], hexDigits[c&0xf])
+			start = i + 1
+			continue
+		}
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}

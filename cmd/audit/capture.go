@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -41,7 +42,15 @@ finished and kept (a second Ctrl-C cancels them). A progress line is shown on
 stderr when it is a terminal; a summary always.
 
 A server that refuses the connection before any response ends the capture with
-an error; a 200 that is not text/event-stream gets a warning.
+an error and leaves no file; a 200 that is not text/event-stream gets a warning.
+Answers are recorded as a decoding client reads them: a body the server encoded
+(Content-Encoding gzip, deflate, br, zstd) is stored decoded, with a warning; a
+redirect is recorded as the answer and never followed (it would carry the
+request's headers, an API key among them, to another host); a body longer than
+--max-body-bytes is cut there and the request marked failed. The trace never
+holds a credential: the URL is stored without user, password or query, headers
+are not stored. The summary says how many requests are on disk; an interrupted
+capture, or one whose file could not be written, exits 1.
 
 Examples (they need a live server; run them by hand):
   $ audit capture --url http://127.0.0.1:8000 --model qwen --requests 200 --concurrency 8 --max-tokens 256 -o run.arrows
@@ -62,6 +71,7 @@ Examples (they need a live server; run them by hand):
 			&cli.BoolFlag{Name: "continuous-usage", Usage: "ask for usage on every chunk (stream_options.continuous_usage_stats)"},
 			&cli.BoolFlag{Name: "drain", Usage: "on Ctrl-C, let the requests in flight finish and keep them"},
 			&cli.DurationFlag{Name: "timeout", Usage: "bound on one request (0: none)"},
+			&cli.Int64Flag{Name: "max-body-bytes", Value: capture.DefaultMaxBodyBytes, Usage: "body bytes kept of one answer: a longer body is cut there and the request marked failed"},
 			&cli.IntFlag{Name: "flush-every", Value: capture.DefaultFlushEvery, Usage: "requests a record batch holds at most (written to disk at once)"},
 			enumFlag("progress", "auto", "progress line on stderr: auto (when a terminal), always, never", "auto", "always", "never"),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the trace to write, .arrows (required; never overwritten)"},
@@ -103,11 +113,11 @@ func captureOptions(cmd *cli.Command) (capture.Options, trace.Meta, error) {
 		Requests: int(cmd.Int("requests")), Concurrency: int(cmd.Int("concurrency")), Rate: cmd.Float64("rate"),
 		PromptWords: int(cmd.Int("prompt-words")), MaxTokens: int(cmd.Int("max-tokens")), Model: cmd.String("model"),
 		ContinuousUsage: cmd.Bool("continuous-usage"), Drain: cmd.Bool("drain"), Timeout: cmd.Duration("timeout"),
-		FlushEvery: int(cmd.Int("flush-every")),
-		Headers:    http.Header{},
+		FlushEvery: int(cmd.Int("flush-every")), MaxBodyBytes: cmd.Int64("max-body-bytes"),
+		Headers: http.Header{},
 	}
-	if o.MaxTokens < 0 || o.PromptWords < 1 || o.Timeout < 0 || o.FlushEvery < 1 {
-		return o, nil, usagef("capture: --max-tokens must be 0 or more; --prompt-words and --flush-every positive; --timeout not negative")
+	if o.MaxTokens < 0 || o.PromptWords < 1 || o.Timeout < 0 || o.FlushEvery < 1 || o.MaxBodyBytes < 1 {
+		return o, nil, usagef("capture: --max-tokens must be 0 or more; --prompt-words, --flush-every and --max-body-bytes positive; --timeout not negative")
 	}
 	for _, h := range cmd.StringSlice("header") {
 		k, v, ok := strings.Cut(h, ":")
@@ -171,30 +181,72 @@ func runCapture(ctx context.Context, e env, o capture.Options, meta trace.Meta, 
 	}
 	sum, runErr := capture.Run(runCtx, o, file)
 	bar.clear()
-	closeErr := file.Close()
-	writeSummary(e.stderr, sum, out)
-	if runErr != nil {
+	if errors.Is(runErr, capture.ErrConnect) && !sum.GotResponse {
+		// Nothing was captured: a file left behind would only block the
+		// next try (issue 20).
+		if err := file.Remove(); err != nil {
+			return fmt.Errorf("capture: %w (and removing %s: %v)", runErr, out, err)
+		}
+		fmt.Fprintf(e.stderr, "capture: no answer from the server: nothing captured, %s not kept\n", out)
 		return fmt.Errorf("capture: %w", runErr)
 	}
-	return closeErr
+	closeErr := file.Close()
+	writeSummary(e.stderr, sum, out, file)
+	switch {
+	case runErr != nil:
+		return fmt.Errorf("capture: %w", runErr)
+	case closeErr != nil:
+		return closeErr
+	case sum.Interrupted:
+		return fmt.Errorf("capture: interrupted: %d of %d requests sent; %s holds the %d written", sum.Sent, o.Requests, out, file.Requests())
+	}
+	return nil
 }
 
-func writeSummary(w io.Writer, s capture.Summary, out string) {
+// writeSummary says what the capture did and what is on disk: the
+// requests of the record batches written whole, which after a failed write
+// (a full disk) are fewer than those captured.
+func writeSummary(w io.Writer, s capture.Summary, out string, file *capture.File) {
 	var outcomes []string
 	for k, n := range s.ByOutcome {
 		outcomes = append(outcomes, fmt.Sprintf("%s ×%d", k, n))
 	}
 	sort.Strings(outcomes)
+	onDisk := file.Requests()
 	rate := 0.0
 	if s.Elapsed > 0 {
 		rate = float64(s.Written) / s.Elapsed.Seconds()
 	}
-	fmt.Fprintf(w, "capture: %d sent, %d written to %s, %d failed, %d canceled (not written); %s; %d body bytes in %.1fs (%.2f req/s)\n",
-		s.Sent, s.Written, out, s.Failed, s.Canceled, strings.Join(outcomes, ", "), s.BodyBytes, s.Elapsed.Seconds(), rate)
+	fmt.Fprintf(w, "capture: %d sent, %d captured, %d on disk in %s, %d failed, %d canceled (not written); %s; %d body bytes in %.1fs (%.2f req/s)\n",
+		s.Sent, s.Written, onDisk, out, s.Failed, s.Canceled, strings.Join(outcomes, ", "), s.BodyBytes, s.Elapsed.Seconds(), rate)
+	if lost := s.Written - onDisk; lost > 0 {
+		fmt.Fprintf(w, "capture: %d captured requests did not reach the disk (the write failed)\n", lost)
+	}
+	if file.Partial() {
+		fmt.Fprintf(w, "capture: %s ends inside a record batch: audit capture --salvage %s -o NEW.arrows keeps the %d requests before it\n", out, out, onDisk)
+	}
 	if s.Interrupted {
 		fmt.Fprintf(w, "capture: interrupted before all requests were sent\n")
 	}
 	if s.NonStreaming > 0 {
 		fmt.Fprintf(w, "capture: %d answers with status 200 were not text/event-stream\n", s.NonStreaming)
 	}
+	for _, enc := range sortedKeys(s.Encoded) {
+		fmt.Fprintf(w, "capture: %d answers were %s-encoded (Content-Encoding)\n", s.Encoded[enc], enc)
+	}
+	if s.Redirects > 0 {
+		fmt.Fprintf(w, "capture: %d answers were redirects, recorded and not followed\n", s.Redirects)
+	}
+	if s.CutBodies > 0 {
+		fmt.Fprintf(w, "capture: %d bodies were cut at --max-body-bytes\n", s.CutBodies)
+	}
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

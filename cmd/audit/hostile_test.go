@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -29,10 +30,12 @@ import (
 // would eat the machine dies of "out of memory" instead.
 
 const (
-	hostileArgsEnv    = "SSEAUDIT_HOSTILE_ARGS"
-	hostileRSSEnv     = "SSEAUDIT_HOSTILE_RSS_FILE"
-	hostileDefaultRSS = 400 // MB
-	hostileAddrSpace  = 6 << 30
+	hostileArgsEnv = "SSEAUDIT_HOSTILE_ARGS"
+	hostileRSSEnv  = "SSEAUDIT_HOSTILE_RSS_FILE"
+	// hostileFileSizeEnv, when set, is the RLIMIT_FSIZE of the child.
+	hostileFileSizeEnv = "SSEAUDIT_HOSTILE_FILE_SIZE"
+	hostileDefaultRSS  = 400 // MB
+	hostileAddrSpace   = 6 << 30
 )
 
 // TestHostileChild is the child: it runs the command line in its
@@ -51,6 +54,17 @@ func TestHostileChild(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(100)
+	}
+	// A full disk, for the commands that write: files stop growing here.
+	if v := os.Getenv(hostileFileSizeEnv); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err == nil {
+			err = syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(100)
+		}
 	}
 	code := runEnv(env{stdout: os.Stdout, stderr: os.Stderr, stdin: strings.NewReader("")}, append([]string{"audit"}, args...))
 	// The peak resident memory of this process since its exec (VmHWM):
@@ -179,7 +193,11 @@ func TestHostile(t *testing.T) {
 			if rssKB > c.rssMB<<10 {
 				t.Errorf("peak resident memory %d MB, want at most %d MB", rssKB>>10, c.rssMB)
 			}
-			t.Logf("%s: peak resident memory %d MB", c.name, rssKB>>10)
+			size := int64(-1)
+			if st, err := os.Stat(path); err == nil {
+				size = st.Size()
+			}
+			t.Logf("%s: peak resident memory %d MB (input of %d bytes)", c.name, rssKB>>10, size)
 		})
 	}
 }
@@ -268,6 +286,23 @@ var hostileGenerators = map[string]func(path string) error{
 		return writeJSONLLines(path, `{"request_id": "r0", "t0_ns": 1000, "end_ns": 1300, "http_status": 200, "chunks": [{"t_ns": 1100, "data": "data: `+
 			strings.Repeat("[", 16_000_000)+`\n\n"}, {"t_ns": 1200, "data": "data: [DONE]\n\n"}]}`)
 	},
+	// /dev/zero under a JSONL name: it grew to 4.5 GB before the line
+	// limit said no (issue 21).
+	"dev-zero.jsonl": func(path string) error { return os.Symlink("/dev/zero", path) },
+	// A line with 200,000 extra keys, then 20,000 lines: every line cost
+	// a value for every column, minutes in all (issue 21).
+	"extra-keys-200k.jsonl": func(path string) error {
+		var b strings.Builder
+		b.WriteString(`{"request_id": "r0", "t0_ns": 1000`)
+		for i := range 200_000 {
+			fmt.Fprintf(&b, `, "k%d": 1`, i)
+		}
+		lines := []string{b.String() + "}"}
+		for i := 1; i <= 20_000; i++ {
+			lines = append(lines, fmt.Sprintf(`{"request_id": "r%d", "t0_ns": %d}`, i, 1000+i))
+		}
+		return writeJSONLLines(path, lines...)
+	},
 	// One line of 2 MB.
 	"long-line.jsonl": func(path string) error {
 		return writeJSONLLines(path, `{"request_id": "r0", "t0_ns": 1000, "chunks": [{"t_ns": 1100, "data": "`+strings.Repeat("x", 2<<20)+`"}]}`)
@@ -288,6 +323,37 @@ var hostileGenerators = map[string]func(path string) error{
 			*r = trace.Request{RequestID: "r" + strconv.Itoa(i), T0Ns: 1000, HTTPStatus: &status,
 				Chunks: []trace.Chunk{{TNs: 2000, Data: data}}}
 		})
+	},
+	// 150,000 requests whose ids are 4 KiB each (600 MB of ids, the most
+	// --max-id-bytes allows) compressed to a few hundred KB: the duplicate
+	// check held every id (issue 21).
+	"id-bomb.parquet": writeIDBomb,
+	"id-bomb.arrows":  writeIDBomb,
+	"id-bomb-flat.arrow": func(path string) error {
+		return writeIDBombLayout(path, trace.Flat)
+	},
+	// An AISBench work_dir whose numpy_store computes each array as it is
+	// read: a 12 KB database of 50-million-point arrays (issue 21).
+	"aisbench-generated.workdir": func(path string) error {
+		if err := copyTree("testdata/aisbench/basic", path); err != nil {
+			return err
+		}
+		hdr := "{'descr': '<f8', 'fortran_order': False, 'shape': (50000000,), }"
+		hdr += strings.Repeat(" ", 63-(10+len(hdr))%64) + "\n"
+		npy := fmt.Sprintf("x'934e554d50590100%02x%02x%x'", len(hdr)&0xff, len(hdr)>>8, hdr)
+		return execSQL(filepath.Join(path, "performances", "model", "db_data", "0123abcd.db"),
+			"ALTER TABLE numpy_store RENAME TO old",
+			"CREATE TABLE numpy_store (id INTEGER PRIMARY KEY, n INTEGER, arr_blob BLOB GENERATED ALWAYS AS ("+npy+" || zeroblob(n)) VIRTUAL)",
+			"INSERT INTO numpy_store (id, n) SELECT id, 400000000 FROM old",
+			"DROP TABLE old", "VACUUM")
+	},
+	// An AISBench work_dir cut short with a pending journal, its database
+	// 3.2 GB on paper (a sparse file): it was copied through memory.
+	"aisbench-sparse-journal.workdir": func(path string) error {
+		if err := copyTree("testdata/aisbench/killed", path); err != nil {
+			return err
+		}
+		return os.Truncate(filepath.Join(path, "performances", "model", "tmp", "tmp_0123abcd.db"), 3200<<20)
 	},
 	// A million one-chunk requests.
 	"million.parquet": func(path string) error {
@@ -326,6 +392,66 @@ func writeJSONLLines(path string, lines ...string) error {
 		b.WriteString(l + "\n")
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// hostileIDBombRequests is how many 4 KiB ids the id bombs hold.
+const hostileIDBombRequests = 150_000
+
+func writeIDBomb(path string) error { return writeIDBombLayout(path, trace.Nested) }
+
+func writeIDBombLayout(path string, layout trace.Layout) error {
+	prefix := strings.Repeat("a", 4096-7)
+	status := int32(200)
+	done := []byte("data: [DONE]\n\n")
+	meta := trace.Meta{}
+	meta.Set(trace.KeyMaxConcurrency, "1")
+	w, err := trace.Create(path, "", nil, trace.WriteOptions{Meta: meta, Layout: layout})
+	if err != nil {
+		return err
+	}
+	for i := range hostileIDBombRequests {
+		t0 := int64(1_000_000_000 + i*1000)
+		r := trace.Request{RequestID: fmt.Sprintf("%s%07d", prefix, i), T0Ns: t0, HTTPStatus: &status,
+			Chunks: []trace.Chunk{{TNs: t0 + 500, Data: done}}}
+		if err := w.Write(&r); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	return w.Close()
+}
+
+// copyTree copies the directory src to dst (new).
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+}
+
+// execSQL runs statements on the SQLite database at path.
+func execSQL(path string, statements ...string) error {
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, q := range statements {
+		if _, err := db.Exec(q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
 }
 
 func writeHostileTrace(path string, reqs ...trace.Request) error {

@@ -31,7 +31,12 @@ connection, one cut mid-stream is cut after its last read. The request's own
 parameters (model, max_tokens, stream) are not looked at. When every stream has
 been served, further requests get 503. GET /v1/models and /health answer too.
 
-Listens on loopback unless told otherwise; serves any number of clients at once.
+Listens on loopback unless told otherwise; serves up to --max-connections clients
+at once (a further client takes the slot of the connection idle longest, or
+waits). A client has --read-timeout to send its headers, and again its body; an
+idle keep-alive connection is closed after --idle-timeout. Without --match a
+request body is read and dropped; with it, bodies are held to read their prompts,
+--max-body-memory of them at once (a request beyond it gets 503).
 Without --match the trace is read one stream at a time (any size); --match reads
 it whole into memory. Ctrl-C stops (requests in flight are cut).
 
@@ -44,7 +49,11 @@ Examples (they need a client; run them by hand):
   $ curl -N http://127.0.0.1:8000/v1/chat/completions -d '{"messages":[{"role":"user","content":"hi"}],"stream":true}'`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:8000", Usage: "address to listen on (port 0: any free port; the address is printed)"},
-			&cli.IntFlag{Name: "max-connections", Value: 1024, Usage: "connections served at once; more wait until one closes"},
+			&cli.IntFlag{Name: "max-connections", Value: 1024, Usage: "connections served at once; more wait until one closes (or takes the slot of one idle longest)"},
+			&cli.Int64Flag{Name: "max-body-bytes", Value: serve.DefaultMaxBodyBytes, Usage: "largest request body (larger: 413)"},
+			&cli.Int64Flag{Name: "max-body-memory", Value: serve.DefaultMaxBodyMemory, Usage: "request bodies held at once, all clients together, with --match (over it: 503)"},
+			&cli.DurationFlag{Name: "read-timeout", Value: 30 * time.Second, Usage: "time a client has to send a request's headers, and again its body"},
+			&cli.DurationFlag{Name: "idle-timeout", Value: 30 * time.Second, Usage: "time an idle keep-alive connection stays open"},
 			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "replay speed: 2 sends every read twice as soon"},
 			&cli.BoolFlag{Name: "match", Usage: "answer each request with the stream whose prompt matches (needs a prompt column)"},
 			&cli.BoolFlag{Name: "once", Usage: "exit when every stream has been served and answered"},
@@ -65,7 +74,18 @@ Examples (they need a client; run them by hand):
 				return err
 			}
 			defer r.Close()
-			opts := serve.Options{Speed: speed, Match: cmd.Bool("match")}
+			for _, f := range []string{"max-body-bytes", "max-body-memory"} {
+				if cmd.Int64(f) < 1 {
+					return usagef("serve: --%s %d: want a positive number of bytes", f, cmd.Int64(f))
+				}
+			}
+			for _, f := range []string{"read-timeout", "idle-timeout"} {
+				if cmd.Duration(f) <= 0 {
+					return usagef("serve: --%s %v: want a positive duration", f, cmd.Duration(f))
+				}
+			}
+			opts := serve.Options{Speed: speed, Match: cmd.Bool("match"), MaxBodyBytes: cmd.Int64("max-body-bytes"),
+				MaxBodyMemory: cmd.Int64("max-body-memory"), BodyTimeout: cmd.Duration("read-timeout")}
 			if cmd.Bool("verbose") {
 				opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "serve: "+format+"\n", args...) }
 			}
@@ -80,13 +100,17 @@ Examples (they need a client; run them by hand):
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
-			ln = serve.LimitListener(ln, cmd.Int("max-connections"))
+			limited := serve.LimitListener(ln, cmd.Int("max-connections"))
+			ln = limited
 			addr := ln.Addr().(*net.TCPAddr)
 			if !addr.IP.IsLoopback() {
 				fmt.Fprintf(e.stderr, "serve: warning: listening on %s, not a loopback address: anyone who can reach it gets the trace\n", addr)
 			}
 			fmt.Fprintf(e.stderr, "serve: %s on http://%s (POST /v1/chat/completions, /v1/completions); Ctrl-C stops\n", path, ln.Addr())
-			srv := &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
+			// Idle keep-alive connections and slow senders would otherwise
+			// hold the connection slots for ever (issue 21).
+			srv := &http.Server{Handler: s, ReadHeaderTimeout: cmd.Duration("read-timeout"),
+				IdleTimeout: cmd.Duration("idle-timeout"), ConnState: limited.ConnState, ErrorLog: nil}
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			errc := make(chan error, 1)

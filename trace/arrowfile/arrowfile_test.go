@@ -134,7 +134,7 @@ func batchCodecs(t *testing.T, file []byte) []int {
 	t.Helper()
 	n := len(file)
 	footerLen := int(binary.LittleEndian.Uint32(file[n-10:]))
-	blocks, err := checkFooter(file[n-10-footerLen : n-10])
+	blocks, _, err := checkFooter(file[n-10-footerLen : n-10])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +432,7 @@ func TestBadInput(t *testing.T) {
 			want: `bad.arrow: column t0_ns: field t0_ns has type utf8: want int64`},
 		{name: "mistyped request_id", f: formats[0],
 			data: writeRecords(t, false, nestedSchema(nil, map[string]arrow.DataType{"request_id": arrow.PrimitiveTypes.Int64})),
-			want: `bad.arrow: column request_id: field request_id has type int64: want utf8 (or large_utf8, string_view)`},
+			want: `bad.arrow: column request_id: field request_id has type int64: want utf8 (or large_utf8, string_view, or a dictionary of them)`},
 		{name: "mistyped chunks", f: formats[0],
 			data: writeRecords(t, false, nestedSchema(nil, map[string]arrow.DataType{"chunks": arrow.ListOf(arrow.PrimitiveTypes.Int64)})),
 			want: `bad.arrow: column chunks: field chunks has type list<item: int64, nullable>: want list<struct<t_ns: int64, data: binary>> (or large_list)`},
@@ -449,11 +449,11 @@ func TestBadInput(t *testing.T) {
 			data: writeRecords(t, false, nestedSchema(map[string]string{"sseaudit.extra_kind.n": "json"}, map[string]arrow.DataType{"n": arrow.PrimitiveTypes.Int64})),
 			want: `bad.arrow: column n: metadata sseaudit.extra_kind.n = "json" but the field has type int64: want utf8`},
 		{name: "dictionary field", f: formats[0],
-			data: writeRecords(t, false, nestedSchema(nil, map[string]arrow.DataType{"tag": &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}})),
-			want: `bad.arrow: field "tag" is dictionary-encoded: want plain utf8, binary, int64, float64 or bool fields`},
+			data: writeRecords(t, false, nestedSchema(nil, map[string]arrow.DataType{"tag": &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.PrimitiveTypes.Int64}})),
+			want: `bad.arrow: column tag: extra field tag has type dictionary<values=int64, indices=int32, ordered=false>: want utf8, int64, float64, bool or binary`},
 		{name: "dictionary field stream", f: formats[1],
-			data: writeRecords(t, true, nestedSchema(nil, map[string]arrow.DataType{"tag": &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}})),
-			want: `bad.arrow: field "tag" is dictionary-encoded: want plain utf8, binary, int64, float64 or bool fields`},
+			data: writeRecords(t, true, nestedSchema(nil, map[string]arrow.DataType{"tag": &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.PrimitiveTypes.Int64}})),
+			want: `bad.arrow: column tag: extra field tag has type dictionary<values=int64, indices=int32, ordered=false>: want utf8, int64, float64, bool or binary`},
 		{name: "schema version 2", f: formats[0],
 			data: writeRecords(t, false, nestedSchema(map[string]string{"sseaudit.schema_version": "2"}, nil)),
 			want: `bad.arrow: metadata sseaudit.schema_version = "2": want "1"`},

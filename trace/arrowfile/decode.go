@@ -79,8 +79,23 @@ func bindColumns(file string, batch int, m *schemaMap, rec arrow.RecordBatch, id
 			bad = e
 		}
 	}
+	// A dictionary of strings is read through its indexes, checked here.
+	undict := func(a arrow.Array, name string) arrow.Array {
+		d, isDict := a.(*array.Dictionary)
+		if !isDict || bad != nil {
+			return a
+		}
+		s, err := dictStringColumn(d)
+		if err != nil {
+			e := corruptError(file, batch, err)
+			e.Column = name
+			bad = e
+			return nil
+		}
+		return s
+	}
 	var ok bool
-	a := col(m.requestID, colRequestID)
+	a := undict(col(m.requestID, colRequestID), colRequestID)
 	c.requestID, ok = a.(stringColumn)
 	typed(a, colRequestID, ok)
 	if idOnly || bad != nil {
@@ -102,7 +117,7 @@ func bindColumns(file string, batch int, m *schemaMap, rec arrow.RecordBatch, id
 		c.httpStatus64, _ = a.(*array.Int64)
 		typed(a, colHTTPStatus, c.httpStatus32 != nil || c.httpStatus64 != nil)
 	}
-	a = col(m.errC, colError)
+	a = undict(col(m.errC, colError), colError)
 	c.errC, ok = a.(stringColumn)
 	typed(a, colError, ok)
 	a = col(m.data, colData)
@@ -130,10 +145,51 @@ func bindColumns(file string, batch int, m *schemaMap, rec arrow.RecordBatch, id
 		typed(c.timePoints, colTimePointsS, ok)
 	}
 	for _, x := range m.extra {
-		c.extra = append(c.extra, col(x.index, x.col.Name))
+		c.extra = append(c.extra, undict(col(x.index, x.col.Name), x.col.Name))
 		c.extraKinds = append(c.extraKinds, x.col.Kind)
 	}
 	return c, bad
+}
+
+// dictStrings reads a dictionary-encoded string column as a string column:
+// a row's value is its index's entry of the dictionary; a row is null when
+// its index is, or the entry.
+type dictStrings struct {
+	*array.Dictionary
+	values stringColumn
+}
+
+func (d dictStrings) Value(i int) string { return d.values.Value(d.GetValueIndex(i)) }
+
+func (d dictStrings) IsNull(i int) bool {
+	return d.Dictionary.IsNull(i) || d.values.IsNull(d.GetValueIndex(i))
+}
+
+func (d dictStrings) IsValid(i int) bool { return !d.IsNull(i) }
+
+// dictStringColumn checks a dictionary of strings (its values, and every
+// index within them) and returns it as a string column.
+func dictStringColumn(d *array.Dictionary) (stringColumn, error) {
+	values, ok := d.Dictionary().(stringColumn)
+	if !ok {
+		return nil, fmt.Errorf("dictionary of type %T: want strings", d.Dictionary())
+	}
+	if err := validateArray(values); err != nil {
+		return nil, fmt.Errorf("dictionary: %w", err)
+	}
+	if err := validateArray(d.Indices()); err != nil {
+		return nil, fmt.Errorf("dictionary indexes: %w", err)
+	}
+	n := values.Len()
+	for i := 0; i < d.Len(); i++ {
+		if d.IsNull(i) {
+			continue
+		}
+		if x := d.GetValueIndex(i); x < 0 || x >= n {
+			return nil, fmt.Errorf("row %d: dictionary index %d, out of the dictionary's %d values", i, x, n)
+		}
+	}
+	return dictStrings{Dictionary: d, values: values}, nil
 }
 
 // validateArray checks the offsets and bitmaps of a and its children.

@@ -31,18 +31,6 @@ const (
 	maxFieldDepth      = 64 // arrow-go's own nesting limit
 )
 
-// dictionaryError refuses dictionary encoding, which trace schema v1 has no
-// use for, before arrow-go reads any dictionary.
-type dictionaryError struct{ field string }
-
-func (e *dictionaryError) Error() string {
-	where := "the file has dictionaries"
-	if e.field != "" {
-		where = fmt.Sprintf("field %q is dictionary-encoded", e.field)
-	}
-	return where + ": want plain utf8, binary, int64, float64 or bool fields (trace schema v1 has no dictionary encoding)"
-}
-
 type fbChecker struct {
 	buf    []byte
 	tables int // tables left to visit: bounds the walk of shared (DAG) tables
@@ -212,8 +200,7 @@ func (c *fbChecker) checkField(f fbTable, depth int) error {
 	if depth > maxFieldDepth {
 		return fmt.Errorf("fields nested deeper than %d levels", maxFieldDepth)
 	}
-	nameAt, nameLen, err := c.vector(f, 0, 1)
-	if err != nil {
+	if _, _, err := c.vector(f, 0, 1); err != nil {
 		return err
 	}
 	typeType, err := c.byteField(f, 2)
@@ -229,10 +216,14 @@ func (c *fbChecker) checkField(f fbTable, depth int) error {
 			return err
 		}
 	}
-	if p, err := c.field(f, 4); err != nil {
+	// A dictionary-encoded field (pandas writes a categorical so):
+	// DictionaryEncoding { id; indexType: Int; isOrdered; dictionaryKind }.
+	if enc, ok, err := c.subTable(f, 4); err != nil {
 		return err
-	} else if p >= 0 {
-		return &dictionaryError{field: string(c.buf[nameAt : nameAt+int64(nameLen)])}
+	} else if ok {
+		if _, _, err := c.subTable(enc, 1); err != nil {
+			return err
+		}
 	}
 	if err := c.tableVector(f, 5, func(ch fbTable) error { return c.checkField(ch, depth+1) }); err != nil {
 		return err
@@ -241,7 +232,7 @@ func (c *fbChecker) checkField(f fbTable, depth int) error {
 }
 
 // checkMessage checks the metadata flatbuffer of an IPC message and returns
-// its header type and body length; dictionary batches are refused.
+// its header type and body length.
 func checkMessage(meta []byte) (kind byte, bodyLen int64, err error) {
 	c := newFBChecker(meta)
 	m, err := c.root()
@@ -273,22 +264,33 @@ func checkMessage(meta []byte) (kind byte, bodyLen int64, err error) {
 	case fbHeaderSchema:
 		return kind, bodyLen, c.schema(h)
 	case fbHeaderRecordBatch:
-		for _, v := range []struct {
-			field int
-			size  int64
-		}{{1, fieldNodeSize}, {2, bufferSize}, {4, 8}} {
-			if _, _, err := c.vector(h, v.field, v.size); err != nil {
-				return 0, 0, err
-			}
-		}
-		if _, _, err := c.subTable(h, 3); err != nil {
+		return kind, bodyLen, c.recordBatch(h)
+	case fbHeaderDictionary:
+		// DictionaryBatch { id; data: RecordBatch; isDelta }
+		data, ok, err := c.subTable(h, 1)
+		if err != nil {
 			return 0, 0, err
 		}
-		return kind, bodyLen, nil
-	case fbHeaderDictionary:
-		return 0, 0, &dictionaryError{}
+		if !ok {
+			return 0, 0, errors.New("dictionary batch without data")
+		}
+		return kind, bodyLen, c.recordBatch(data)
 	}
-	return 0, 0, fmt.Errorf("message of type %d: want a schema or a record batch", kind)
+	return 0, 0, fmt.Errorf("message of type %d: want a schema, a dictionary batch or a record batch", kind)
+}
+
+// recordBatch checks the vectors of a RecordBatch table.
+func (c *fbChecker) recordBatch(h fbTable) error {
+	for _, v := range []struct {
+		field int
+		size  int64
+	}{{1, fieldNodeSize}, {2, bufferSize}, {4, 8}} {
+		if _, _, err := c.vector(h, v.field, v.size); err != nil {
+			return err
+		}
+	}
+	_, _, err := c.subTable(h, 3)
+	return err
 }
 
 // fileBlock is where a record batch message sits in an Arrow file.
@@ -299,45 +301,49 @@ type fileBlock struct {
 }
 
 // checkFooter checks the footer flatbuffer of an Arrow file and returns its
-// record batch blocks.
-func checkFooter(footer []byte) ([]fileBlock, error) {
+// record batch blocks and its dictionary blocks.
+func checkFooter(footer []byte) (batches, dicts []fileBlock, err error) {
 	c := newFBChecker(footer)
 	f, err := c.root()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s, ok, err := c.subTable(f, 1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !ok {
-		return nil, errors.New("footer without a schema")
+		return nil, nil, errors.New("footer without a schema")
 	}
 	if err := c.schema(s); err != nil {
-		return nil, err
-	}
-	if _, n, err := c.vector(f, 2, blockSize); err != nil {
-		return nil, err
-	} else if n > 0 {
-		return nil, &dictionaryError{}
+		return nil, nil, err
 	}
 	if err := c.keyValues(f, 4); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	start, n, err := c.vector(f, 3, blockSize)
-	if err != nil {
-		return nil, err
-	}
-	blocks := make([]fileBlock, n)
-	for i := range blocks {
-		b := footer[start+int64(i)*blockSize:]
-		blocks[i] = fileBlock{
-			offset:  int64(binary.LittleEndian.Uint64(b)),
-			metaLen: int32(binary.LittleEndian.Uint32(b[8:])),
-			bodyLen: int64(binary.LittleEndian.Uint64(b[16:])),
+	blocks := func(field int) ([]fileBlock, error) {
+		start, n, err := c.vector(f, field, blockSize)
+		if err != nil {
+			return nil, err
 		}
+		out := make([]fileBlock, n)
+		for i := range out {
+			b := footer[start+int64(i)*blockSize:]
+			out[i] = fileBlock{
+				offset:  int64(binary.LittleEndian.Uint64(b)),
+				metaLen: int32(binary.LittleEndian.Uint32(b[8:])),
+				bodyLen: int64(binary.LittleEndian.Uint64(b[16:])),
+			}
+		}
+		return out, nil
 	}
-	return blocks, nil
+	if dicts, err = blocks(2); err != nil {
+		return nil, nil, err
+	}
+	if batches, err = blocks(3); err != nil {
+		return nil, nil, err
+	}
+	return batches, dicts, nil
 }
 
 // messageFlatbuffer strips the length prefix (with or without the

@@ -20,3 +20,30 @@ func (w *writer) Flush() error {
 	}
 	return w.flush()
 }
+
+// Start writes the stream's schema now, with an empty record batch (arrow-go
+// writes the schema with the first batch), unless something was written
+// already: a stream cut after it reads as a valid trace of no request.
+// `audit capture` starts its file so, so that a capture killed before its
+// first batch leaves a trace, not an empty file.
+//
+// (Added for issue 21.)
+func (w *writer) Start() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return fmt.Errorf("arrow writer: Start after Close")
+	}
+	if w.started {
+		return nil
+	}
+	rec := w.b.NewRecordBatch()
+	defer rec.Release()
+	if err := w.out.Write(rec); err != nil {
+		w.err = fmt.Errorf("arrow writer: %w", err)
+		return w.err
+	}
+	w.started = true
+	return nil
+}

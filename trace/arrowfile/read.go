@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -70,10 +69,6 @@ func openStream(src trace.Source, mem memory.Allocator) (r trace.Reader, err err
 		msgs := &messageReader{r: bufio.NewReaderSize(src.File, 64<<10), mem: mem, size: src.Size, noEOS: noEOS}
 		msgs.refs.Store(1)
 		sr, err := ipc.NewReaderFromMessageReader(msgs, ipcReadOptions(src, mem)...)
-		var dict *dictionaryError
-		if errors.As(err, &dict) {
-			return nil, trace.FileError(src.Name, nil, "%v", dict)
-		}
 		if err != nil {
 			return nil, arrowError(src.Name, -1, "cannot read the Arrow IPC stream schema: want an Arrow IPC stream (.arrows)", err)
 		}
@@ -131,13 +126,15 @@ func checkFile(src trace.Source) ([]fileBlock, error) {
 	if _, err := src.File.ReadAt(footer, src.Size-tailLen-footerLen); err != nil {
 		return nil, trace.FileError(src.Name, err, "cannot read the file footer")
 	}
-	blocks, err := checkFooter(footer)
-	var dict *dictionaryError
-	if errors.As(err, &dict) {
-		return nil, trace.FileError(src.Name, nil, "%v", dict)
-	}
+	blocks, dicts, err := checkFooter(footer)
 	if err != nil {
 		return nil, trace.FileError(src.Name, err, "corrupt Arrow IPC file footer")
+	}
+	// arrow-go reads the dictionaries as it opens the file.
+	for i, blk := range dicts {
+		if err := checkBlock(src, blk, fbHeaderDictionary); err != nil {
+			return nil, trace.FileError(src.Name, err, "corrupt Arrow IPC file: dictionary %d", i)
+		}
 	}
 	return blocks, nil
 }
@@ -160,7 +157,7 @@ func (b *fileBatches) next() (arrow.RecordBatch, error) {
 	if b.i >= len(b.blocks) {
 		return nil, nil
 	}
-	if err := b.checkBlock(b.blocks[b.i]); err != nil {
+	if err := checkBlock(b.src, b.blocks[b.i], fbHeaderRecordBatch); err != nil {
 		return nil, err
 	}
 	rec, err := b.fr.RecordBatchAt(b.i)
@@ -168,26 +165,30 @@ func (b *fileBatches) next() (arrow.RecordBatch, error) {
 	return rec, err
 }
 
-// checkBlock checks a record batch's message metadata before arrow-go
-// decodes it.
-func (b *fileBatches) checkBlock(blk fileBlock) error {
-	if blk.offset < 0 || blk.metaLen < 8 || blk.offset > b.src.Size-int64(blk.metaLen) {
-		return fmt.Errorf("record batch block at offset %d with %d bytes of metadata: out of the %d-byte file", blk.offset, blk.metaLen, b.src.Size)
+// checkBlock checks the message metadata of a block of an Arrow file (a
+// record batch or a dictionary, kind) before arrow-go decodes it, and that
+// its body lies within the file.
+func checkBlock(src trace.Source, blk fileBlock, kind byte) error {
+	if blk.offset < 0 || blk.metaLen < 8 || blk.offset > src.Size-int64(blk.metaLen) {
+		return fmt.Errorf("block at offset %d with %d bytes of metadata: out of the %d-byte file", blk.offset, blk.metaLen, src.Size)
+	}
+	if blk.bodyLen < 0 || blk.bodyLen > src.Size-blk.offset-int64(blk.metaLen) {
+		return fmt.Errorf("block at offset %d claims a body of %d bytes: out of the %d-byte file", blk.offset, blk.bodyLen, src.Size)
 	}
 	meta := make([]byte, blk.metaLen)
-	if _, err := b.src.File.ReadAt(meta, blk.offset); err != nil {
-		return fmt.Errorf("reading record batch metadata: %w", err)
+	if _, err := src.File.ReadAt(meta, blk.offset); err != nil {
+		return fmt.Errorf("reading block metadata: %w", err)
 	}
 	fb, err := messageFlatbuffer(meta)
 	if err != nil {
 		return err
 	}
-	kind, _, err := checkMessage(fb)
+	got, _, err := checkMessage(fb)
 	if err != nil {
 		return err
 	}
-	if kind != fbHeaderRecordBatch {
-		return fmt.Errorf("message of type %d where the footer lists a record batch", kind)
+	if got != kind {
+		return fmt.Errorf("message of type %d where the footer lists one of type %d", got, kind)
 	}
 	return nil
 }
@@ -212,6 +213,11 @@ func newReader(src trace.Source, format string, schema *arrow.Schema, open func(
 	m, err := mapSchema(src.Name, schema)
 	if err != nil {
 		return nil, err
+	}
+	if n := len(m.extra); n > 0 {
+		if err := trace.CheckExtraColumns(src.Name, src.Limits, n, m.extra[n-1].col.Name, trace.Error{RowGroup: -1, Row: -1}); err != nil {
+			return nil, err
+		}
 	}
 	info := trace.Info{Path: src.Name, Format: format, Layout: m.layout}
 	info.Meta = trace.MetaFromMap(schema.Metadata().ToMap())
@@ -284,9 +290,6 @@ func contiguity(file string, m *schemaMap, open func() (batchSource, error)) (ok
 	defer cur.close()
 	defer recoverCorrupt(file, -1, &err)
 	var c trace.Contiguity
-	// Arrow strings point into the batch's buffers, and Contiguity keeps
-	// the ids it has seen: copy each id once, not once a row.
-	var prev string
 	for {
 		i, err := cur.nextRow()
 		if err != nil {
@@ -299,10 +302,7 @@ func contiguity(file string, m *schemaMap, open func() (batchSource, error)) (ok
 		if !cur.cols.requestID.IsNull(i) {
 			id = cur.cols.requestID.Value(i)
 		}
-		if id != prev {
-			prev = strings.Clone(id)
-		}
-		c.Add(prev)
+		c.Add(id) // copies the id it keeps: Arrow strings point into the batch
 	}
 }
 

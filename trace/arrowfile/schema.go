@@ -32,7 +32,7 @@ const (
 
 // Type descriptions used in error messages, so that they say what was expected.
 const (
-	wantString     = "utf8 (or large_utf8, string_view)"
+	wantString     = "utf8 (or large_utf8, string_view, or a dictionary of them)"
 	wantBinary     = "binary (or large_binary, binary_view)"
 	wantInt64      = "int64"
 	wantHTTPStatus = "int32 (or int64)"
@@ -62,6 +62,15 @@ func isString(t arrow.DataType) bool {
 		return true
 	}
 	return false
+}
+
+// isText is isString, or a dictionary of strings (pandas writes a
+// categorical column so).
+func isText(t arrow.DataType) bool {
+	if d, ok := t.(*arrow.DictionaryType); ok {
+		return isString(d.ValueType)
+	}
+	return isString(t)
 }
 
 func isBinary(t arrow.DataType) bool {
@@ -152,11 +161,11 @@ func mapSchema(file string, schema *arrow.Schema) (*schemaMap, error) {
 	}
 	int64Type := func(t arrow.DataType) bool { return t.ID() == arrow.INT64 }
 	checks := []check{
-		{colRequestID, m.requestID, isString, wantString},
+		{colRequestID, m.requestID, isText, wantString},
 		{colT0Ns, m.t0Ns, int64Type, wantInt64},
 		{colEndNs, m.endNs, int64Type, wantInt64},
 		{colHTTPStatus, m.httpStatus, func(t arrow.DataType) bool { return t.ID() == arrow.INT32 || t.ID() == arrow.INT64 }, wantHTTPStatus},
-		{colError, m.errC, isString, wantString},
+		{colError, m.errC, isText, wantString},
 		{colTimePointsS, m.timePointsS, func(t arrow.DataType) bool {
 			e, ok := listElem(t)
 			return ok && e.ID() == arrow.FLOAT64
@@ -204,7 +213,7 @@ func mapSchema(file string, schema *arrow.Schema) (*schemaMap, error) {
 func extraKind(f arrow.Field, md arrow.Metadata) (trace.ExtraKind, error) {
 	var kind trace.ExtraKind
 	switch {
-	case isString(f.Type):
+	case isText(f.Type):
 		kind = trace.ExtraString
 	case isBinary(f.Type):
 		kind = trace.ExtraBinary

@@ -2,7 +2,6 @@ package arrowfile
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -59,6 +58,11 @@ func (m *messageReader) Message() (*ipc.Message, error) {
 		n = binary.LittleEndian.Uint32(word[:])
 	}
 	if n == 0 {
+		// The end-of-stream marker ends the file: bytes after it (a second
+		// stream appended, say) would be left unread without a word.
+		if extra, _ := io.Copy(io.Discard, m.r); extra > 0 {
+			return nil, fmt.Errorf("arrow/ipc: %d bytes after the end-of-stream marker: want the marker at the end of the file (two streams written one after the other?)", extra)
+		}
 		return nil, io.EOF
 	}
 	if int64(n) > m.size {
@@ -69,10 +73,6 @@ func (m *messageReader) Message() (*ipc.Message, error) {
 		return nil, fmt.Errorf("arrow/ipc: could not read message metadata: %w", noEOF(err))
 	}
 	_, bodyLen, err := checkMessage(meta)
-	var dict *dictionaryError
-	if errors.As(err, &dict) {
-		return nil, dict
-	}
 	if err != nil {
 		return nil, fmt.Errorf("arrow/ipc: corrupt message metadata: %w", err)
 	}

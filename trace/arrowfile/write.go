@@ -65,6 +65,7 @@ type writer struct {
 	bodyBytes int64 // buffered
 	err       error // sticky: a failed writer writes nothing more
 	closed    bool
+	started   bool // a record batch was written
 }
 
 // newWriter starts a writer; codec is the ipc compression option (none
@@ -242,6 +243,7 @@ func (w *writer) flush() error {
 		w.err = fmt.Errorf("arrow writer: %w", err)
 		return w.err
 	}
+	w.started = true
 	return nil
 }
 

@@ -48,6 +48,11 @@ func open(name string, r io.ReaderAt, size int64, limits trace.Limits) (f *file,
 	if err != nil {
 		return nil, info, err
 	}
+	if n := len(schema.extra); n > 0 {
+		if err := trace.CheckExtraColumns(name, limits, n, schema.extra[n-1].Name, trace.Error{RowGroup: -1, Row: -1}); err != nil {
+			return nil, info, err
+		}
+	}
 	f = &file{name: name, pf: pf, schema: schema, checked: make([]bool, len(pf.RowGroups())), guard: guard}
 	info = trace.Info{Path: name, Format: "parquet", Layout: schema.layout, Meta: meta, Extra: schema.extra, Notes: notes}
 	return f, info, nil
@@ -464,9 +469,21 @@ func (d *decoder) decodeCell(l *leaf, c *columnReader, st slot, req *trace.Reque
 		if !st.present {
 			return cellErr(l.column, "null t0_ns: want the send time in ns")
 		}
-		req.T0Ns = c.int64At(st.value)
+		t, err := nanos(l, c.int64At(st.value))
+		if err != nil {
+			return err
+		}
+		req.T0Ns = t
 	case roleEnd:
-		req.EndNs = d.int64Ptr(c, st, d.first.EndNs)
+		if l.scale == 1 || !st.present {
+			req.EndNs = d.int64Ptr(c, st, d.first.EndNs)
+			break
+		}
+		t, err := nanos(l, c.int64At(st.value))
+		if err != nil {
+			return err
+		}
+		req.EndNs = &t
 	case roleInputTokens:
 		req.InputTokens = d.int64Ptr(c, st, d.first.InputTokens)
 	case roleOutputTokens:
@@ -518,7 +535,11 @@ func (d *decoder) decodeCell(l *leaf, c *columnReader, st slot, req *trace.Reque
 		}
 	case roleFlatT:
 		if st := c.take(); st.present {
-			rs.flatT, rs.flatTNs = true, c.int64At(st.value)
+			t, err := nanos(l, c.int64At(st.value))
+			if err != nil {
+				return err
+			}
+			rs.flatT, rs.flatTNs = true, t
 		}
 	case roleFlatData:
 		if st := c.take(); st.present {
@@ -561,7 +582,14 @@ func (d *decoder) decodeChunks(l *leaf, c *columnReader, rs *rowState) error {
 			}
 			return cellErr(l.column, "chunk %d has a null %s: want both t_ns and data in every chunk", n, field)
 		case l.role == roleChunkT:
-			d.times = append(d.times, c.int64At(st.value))
+			t := c.int64At(st.value)
+			if l.scale != 1 {
+				var err error
+				if t, err = nanos(l, t); err != nil {
+					return err
+				}
+			}
+			d.times = append(d.times, t)
 		default:
 			rs.arena = append(rs.arena, c.bytesAt(st.value)...)
 			d.ends = append(d.ends, len(rs.arena))
@@ -621,6 +649,17 @@ func (d *decoder) finishNested(req *trace.Request, rs *rowState) error {
 		}
 	}
 	return nil
+}
+
+// nanos is the value v of time column l in nanoseconds (see leaf.scale).
+func nanos(l *leaf, v int64) (int64, error) {
+	if l.scale == 1 {
+		return v, nil
+	}
+	if v > math.MaxInt64/l.scale || v < math.MinInt64/l.scale {
+		return 0, cellErr(l.column, "%d units of %d ns is out of the int64 range of nanoseconds", v, l.scale)
+	}
+	return v * l.scale, nil
 }
 
 // set assigns v to *p unless *p is v already.

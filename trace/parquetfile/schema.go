@@ -42,6 +42,11 @@ type leaf struct {
 	nonNullDef int
 	elemDef    int
 	extra      int // index in fileSchema.extra for roleExtra
+	// scale is the nanoseconds in one unit of a time column (t0_ns,
+	// end_ns, t_ns): 1 for plain INT64 nanoseconds, 1000 for a
+	// TIMESTAMP(MICROS) column (what DuckDB writes for a timestamp), and
+	// so on; 0 for other columns.
+	scale int64
 }
 
 // fileSchema is what the reader learned from a file's columns.
@@ -87,9 +92,9 @@ func analyze(file string, root *parquet.Column, meta map[string]string) (*fileSc
 				s.idColumn = c.Index()
 			}
 		case "t0_ns":
-			err = s.scalar(file, c, roleT0, "INT64", parquet.Int64)
+			err = s.timeScalar(file, c, roleT0)
 		case "end_ns":
-			err = s.scalar(file, c, roleEnd, "INT64", parquet.Int64)
+			err = s.timeScalar(file, c, roleEnd)
 		case "http_status":
 			err = s.scalar(file, c, roleStatus, "INT32 (or INT64 within the int32 range)", parquet.Int32, parquet.Int64)
 		case "error":
@@ -99,7 +104,7 @@ func analyze(file string, root *parquet.Column, meta map[string]string) (*fileSc
 		case "output_tokens":
 			err = s.scalar(file, c, roleOutputTokens, "INT64", parquet.Int64)
 		case "t_ns":
-			err = s.scalar(file, c, roleFlatT, "INT64", parquet.Int64)
+			err = s.timeScalar(file, c, roleFlatT)
 		case "data":
 			err = s.scalar(file, c, roleFlatData, "BYTE_ARRAY", parquet.ByteArray)
 		case "chunks":
@@ -177,6 +182,61 @@ func (s *fileSchema) scalar(file string, c *parquet.Column, r role, want string,
 	return nil
 }
 
+// wantTime is what a time column may be.
+const wantTime = "INT64 nanoseconds, or a TIMESTAMP (MILLIS, MICROS or NANOS)"
+
+// timeScalar is scalar for a time column, with its unit.
+func (s *fileSchema) timeScalar(file string, c *parquet.Column, r role) error {
+	if err := s.scalar(file, c, r, wantTime, parquet.Int64); err != nil {
+		return err
+	}
+	scale, err := timeScale(file, c.Name(), c)
+	s.leaves[c.Index()].scale = scale
+	return err
+}
+
+// timeScale is the nanoseconds in one unit of an INT64 time column: a plain
+// (or signed 64-bit integer) column holds nanoseconds, as the schema says;
+// a TIMESTAMP column holds its unit. Any other annotation (TIME, DATE,
+// DECIMAL, an unsigned integer) is refused rather than read as
+// nanoseconds.
+func timeScale(file, column string, c *parquet.Column) (int64, error) {
+	t := c.Type()
+	bad := func() (int64, error) {
+		return 0, schemaError(file, column, "has type %s: want %s", typeName(c), wantTime)
+	}
+	if lt := t.LogicalType(); lt != nil && lt.Value != nil {
+		switch v := lt.Value.(type) {
+		case *format.TimestampType:
+			switch v.Unit.Value.(type) {
+			case *format.NanoSeconds:
+				return 1, nil
+			case *format.MicroSeconds:
+				return 1_000, nil
+			case *format.MilliSeconds:
+				return 1_000_000, nil
+			}
+		case *format.IntType:
+			if v.IsSigned && v.BitWidth == 64 {
+				return 1, nil
+			}
+		}
+		return bad()
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.TimestampMicros:
+			return 1_000, nil
+		case deprecated.TimestampMillis:
+			return 1_000_000, nil
+		case deprecated.Int64:
+			return 1, nil
+		}
+		return bad()
+	}
+	return 1, nil
+}
+
 // listLeaf is a leaf below a list column with the levels that matter.
 type listLeaf struct {
 	col        *parquet.Column
@@ -245,7 +305,11 @@ func (s *fileSchema) chunks(file string, c *parquet.Column) error {
 		}
 	}
 	if t.col.Type().Kind() != parquet.Int64 {
-		return schemaError(file, "chunks", "field t_ns has type %s: want INT64", typeName(t.col))
+		return schemaError(file, "chunks", "field t_ns has type %s: want %s", typeName(t.col), wantTime)
+	}
+	tScale, err := timeScale(file, "chunks", t.col)
+	if err != nil {
+		return schemaError(file, "chunks", "field t_ns has type %s: want %s", typeName(t.col), wantTime)
 	}
 	if data.col.Type().Kind() != parquet.ByteArray {
 		return schemaError(file, "chunks", "field data has type %s: want BYTE_ARRAY", typeName(data.col))
@@ -257,6 +321,7 @@ func (s *fileSchema) chunks(file string, c *parquet.Column) error {
 		s.leaves[l.l.col.Index()] = leaf{role: l.r, column: "chunks", kind: l.l.col.Type().Kind(),
 			maxRep: l.l.col.MaxRepetitionLevel(), maxDef: l.l.col.MaxDefinitionLevel(), nonNullDef: l.l.nonNullDef, elemDef: l.l.elemDef}
 	}
+	s.leaves[t.col.Index()].scale = tScale
 	return nil
 }
 

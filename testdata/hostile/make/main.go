@@ -21,6 +21,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
@@ -85,6 +90,18 @@ func jsonlFiles() map[string]string {
 		"jsonl-five-requests.jsonl":       run + req("r0", 1000) + req("r1", 2000) + req("r2", 3000) + req("r3", 4000) + req("r4", 5000),
 		"jsonl-array-line.jsonl":          run + `[{"request_id": "r0", "t0_ns": 1000}]` + "\n",
 		"jsonl-nested-400.jsonl":          run + `{"request_id": "r0", "t0_ns": 1000, "x": ` + strings.Repeat("[", 400) + strings.Repeat("]", 400) + "}\n",
+		// What Python's surrogateescape writes for bytes that are not UTF-8
+		// (issue 21): the bytes, or an error; a lone \ud800 is an error.
+		"jsonl-surrogateescape-data.jsonl": run + `{"request_id": "r0", "t0_ns": 1000, "end_ns": 1300, "http_status": 200, "chunks": [{"t_ns": 1100, "data": "data: \udce9\udce9x\n\n"}]}` + "\n",
+		"jsonl-surrogateescape-id.jsonl":   run + req("r0", 1000) + `{"request_id": "r\udce9", "t0_ns": 2000}` + "\n",
+		"jsonl-lone-surrogate.jsonl":       run + `{"request_id": "r0", "t0_ns": 1000, "chunks": [{"t_ns": 1100, "data": "\ud800"}]}` + "\n",
+		// Time points going back (issue 21): a negative TTFT, read silently.
+		"jsonl-time-points-back.jsonl": run + `{"request_id": "r0", "t0_ns": 1000000000, "http_status": 200, "time_points_s": [1.0, 0.5, 0.6], "output_tokens": 2}` + "\n" +
+			`{"request_id": "r1", "t0_ns": 2000000000, "http_status": 200, "time_points_s": [2.0, 2.1, 2.2], "output_tokens": 2}` + "\n",
+		// Two requests 2^64-1 ns apart: inspect's time span said -0.000 s.
+		"jsonl-span-int64.jsonl": run + fmt.Sprintf(`{"request_id": "r0", "t0_ns": %d, "end_ns": %d, "http_status": 200}`+"\n", int64(math.MinInt64), int64(math.MinInt64)+1000) +
+			fmt.Sprintf(`{"request_id": "r1", "t0_ns": %d, "end_ns": %d, "http_status": 200}`+"\n", int64(math.MaxInt64)-1000, int64(math.MaxInt64)),
+		"jsonl-long-id.jsonl": run + req("r0", 1000) + req("r"+strings.Repeat("x", 5000), 2000),
 	}
 }
 
@@ -188,6 +205,14 @@ func binaries() {
 	_, _, lenAt, _ := firstBatch(stream)
 	end := body + int(binary.LittleEndian.Uint64(stream[lenAt:]))
 	write("arrows-no-eos.arrows", stream[:end])
+	// Two streams one after the other: the second was never read.
+	write("arrows-after-eos.arrows", append(encode("arrows", trace.Nested, requests(5), 0), encode("arrows", trace.Nested, requests(5), 0)...))
+	write("pq-timestamp-micros.parquet", timestampMicros())
+	write("arrow-dictionary-id.arrow", dictionaryIDs())
+	// One id of 1 MiB, a few hundred bytes once compressed.
+	long := requests(3)
+	long[1].RequestID = strings.Repeat("x", 1<<20)
+	write("arrows-id-1mib.arrows", encode("arrows", trace.Nested, long, 0))
 }
 
 // nonContiguousFlat is a flat trace whose requests' rows interleave:
@@ -295,4 +320,83 @@ func patchDecompressedLength(stream []byte) []byte {
 	_, _, _, body := firstBatch(out)
 	binary.LittleEndian.PutUint64(out[body:], 1<<40)
 	return out
+}
+
+// timestampMicros is a nested trace whose time columns are TIMESTAMP(MICROS),
+// as DuckDB writes a timestamp: each was read as nanoseconds (issue 21).
+func timestampMicros() []byte {
+	type chunk struct {
+		TNs  int64  `parquet:"t_ns,timestamp(microsecond)"`
+		Data []byte `parquet:"data"`
+	}
+	type row struct {
+		RequestID  string  `parquet:"request_id"`
+		T0         int64   `parquet:"t0_ns,timestamp(microsecond)"`
+		End        int64   `parquet:"end_ns,timestamp(microsecond)"`
+		HTTPStatus int32   `parquet:"http_status"`
+		Chunks     []chunk `parquet:"chunks,list"`
+	}
+	var rows []row
+	for i := range 2 {
+		t0 := int64(1_000_000 + i*1_000_000)
+		rows = append(rows, row{RequestID: fmt.Sprintf("r%d", i), T0: t0, End: t0 + 300_000, HTTPStatus: 200, Chunks: []chunk{
+			{TNs: t0 + 100_000, Data: []byte("data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n")},
+			{TNs: t0 + 200_000, Data: []byte("data: [DONE]\n\n")},
+		}})
+	}
+	var b bytes.Buffer
+	w := parquet.NewGenericWriter[row](&b, parquet.KeyValueMetadata(trace.KeyMaxConcurrency, "1"))
+	if _, err := w.Write(rows); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// dictionaryIDs is an Arrow file whose request_id is dictionary-encoded, as
+// pandas writes a categorical column: it was refused (issue 21).
+func dictionaryIDs() []byte {
+	mem := memory.NewGoAllocator()
+	dict := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	chunk := arrow.StructOf(arrow.Field{Name: "t_ns", Type: arrow.PrimitiveTypes.Int64}, arrow.Field{Name: "data", Type: arrow.BinaryTypes.Binary})
+	md := arrow.NewMetadata([]string{trace.KeyMaxConcurrency}, []string{"1"})
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "request_id", Type: dict},
+		{Name: "t0_ns", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "http_status", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "chunks", Type: arrow.ListOf(chunk), Nullable: true},
+	}, &md)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for i, r := range requests(3) {
+		if err := b.Field(0).(*array.BinaryDictionaryBuilder).AppendString(r.RequestID); err != nil {
+			log.Fatal(err)
+		}
+		b.Field(1).(*array.Int64Builder).Append(r.T0Ns)
+		b.Field(2).(*array.Int32Builder).Append(200)
+		lb := b.Field(3).(*array.ListBuilder)
+		lb.Append(true)
+		sb := lb.ValueBuilder().(*array.StructBuilder)
+		for _, c := range r.Chunks {
+			sb.Append(true)
+			sb.FieldBuilder(0).(*array.Int64Builder).Append(c.TNs + int64(i))
+			sb.FieldBuilder(1).(*array.BinaryBuilder).Append(c.Data)
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var out bytes.Buffer
+	w, err := ipc.NewFileWriter(&out, ipc.WithSchema(schema), ipc.WithAllocator(mem))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	return out.Bytes()
 }

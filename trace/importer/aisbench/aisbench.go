@@ -30,6 +30,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/url"
 	"os"
@@ -583,7 +584,7 @@ func (run *Run) readDatabases(opts Options) error {
 			if err != nil {
 				return &Error{File: path, Record: r.RequestID, Msg: fmt.Sprintf("numpy_store row %d (record at %s line %d): not a float64 array as np.save writes it", id, filepath.Base(r.File), r.Line), Err: err}
 			}
-			if err := checkTimePoints(tp); err != nil {
+			if err := trace.CheckTimePoints(tp); err != nil {
 				return &Error{File: path, Record: r.RequestID, Msg: fmt.Sprintf("numpy_store row %d (record at %s line %d): %v", id, filepath.Base(r.File), r.Line, err)}
 			}
 			if r.Success && len(tp) < 2 {
@@ -655,19 +656,6 @@ func abbreviate(ids []string, n int) string {
 	return strings.Join(ids[:n], ", ") + fmt.Sprintf(" and %d more", len(ids)-n)
 }
 
-// checkTimePoints: finite, never going back (perf_counter is monotonic).
-func checkTimePoints(tp []float64) error {
-	for i, t := range tp {
-		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return fmt.Errorf("time point %d is %v: want finite seconds", i, t)
-		}
-		if i > 0 && t < tp[i-1] {
-			return fmt.Errorf("time point %d (%v) goes back from %v: want non-decreasing perf_counter times", i, t, tp[i-1])
-		}
-	}
-	return nil
-}
-
 // pendingJournal returns the rollback journal or write-ahead log left beside
 // a database by a process that died mid-transaction, or "".
 func pendingJournal(path string) string {
@@ -694,11 +682,7 @@ func (run *Run) eachBlob(path string, fn func(id int64, blob []byte) error) erro
 		defer os.RemoveAll(tmp)
 		open = filepath.Join(tmp, filepath.Base(path))
 		for _, pair := range [][2]string{{path, open}, {j, open + strings.TrimPrefix(j, path)}} {
-			b, err := os.ReadFile(pair[0])
-			if err == nil {
-				err = os.WriteFile(pair[1], b, 0o600)
-			}
-			if err != nil {
+			if err := copySparse(pair[1], pair[0]); err != nil {
 				return &Error{File: pair[0], Msg: "copying a database with a pending journal", Err: err}
 			}
 		}
@@ -726,19 +710,26 @@ func eachBlobAt(path, open, mode string, fn func(id int64, blob []byte) error) e
 	if n == 0 {
 		return &Error{File: path, Msg: "no table numpy_store: not an AISBench time-point database"}
 	}
-	rows, err := db.Query(`SELECT id, arr_blob FROM numpy_store`)
+	if err := checkStoreTable(db); err != nil {
+		return &Error{File: path, Msg: "numpy_store", Err: err}
+	}
+	// A blob over the bound is not read (length() does not read it).
+	rows, err := db.Query(`SELECT id, CASE WHEN length(arr_blob) <= ? THEN arr_blob END, length(arr_blob) FROM numpy_store`, maxArrayBlob)
 	if err != nil {
 		return &Error{File: path, Msg: "cannot read numpy_store(id, arr_blob)", Err: err}
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id sql.NullInt64
+		var id, size sql.NullInt64
 		var blob sql.RawBytes
-		if err := rows.Scan(&id, &blob); err != nil {
+		if err := rows.Scan(&id, &blob, &size); err != nil {
 			return &Error{File: path, Msg: "bad numpy_store row", Err: err}
 		}
 		if !id.Valid {
 			return &Error{File: path, Msg: "numpy_store row with a null id"}
+		}
+		if size.Int64 > maxArrayBlob {
+			return &Error{File: path, Msg: fmt.Sprintf("numpy_store row %d: a blob of %d bytes, more than %d (%d time points): not what AISBench writes", id.Int64, size.Int64, maxArrayBlob, maxArrayBlob/8)}
 		}
 		if err := fn(id.Int64, blob); err != nil {
 			return err
@@ -748,6 +739,78 @@ func eachBlobAt(path, open, mode string, fn func(id int64, blob []byte) error) e
 		return &Error{File: path, Msg: "reading numpy_store", Err: err}
 	}
 	return nil
+}
+
+// maxArrayBlob bounds one numpy_store blob: 32 Mi time points, far more
+// than any request's tokens.
+var maxArrayBlob int64 = 256 << 20
+
+// checkStoreTable refuses a numpy_store whose rows are computed as they
+// are read (a virtual table, a generated column): a 12 KB database with
+// arr_blob GENERATED ALWAYS AS (zeroblob(1e9)) expands to gigabytes.
+// AISBench's table stores its arrays; what is stored is bounded by the
+// file.
+func checkStoreTable(db *sql.DB) error {
+	var ddl string
+	if err := db.QueryRow(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'numpy_store'`).Scan(&ddl); err != nil {
+		return err
+	}
+	if strings.HasPrefix(strings.ToUpper(strings.Join(strings.Fields(ddl), " ")), "CREATE VIRTUAL TABLE") {
+		return errors.New("a virtual table: want a table of stored arrays, as AISBench writes it")
+	}
+	rows, err := db.Query(`SELECT name, hidden FROM pragma_table_xinfo('numpy_store')`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var hidden int
+		if err := rows.Scan(&name, &hidden); err != nil {
+			return err
+		}
+		// hidden: 2 a virtual generated column, 3 a stored one.
+		if hidden == 2 || hidden == 3 {
+			return fmt.Errorf("column %s is generated (an expression, not stored data): want the arrays stored, as AISBench writes them", name)
+		}
+	}
+	return rows.Err()
+}
+
+// copySparse copies the file src to dst (new), a block of data at a time:
+// the holes of a sparse file (a database of 3 GB on paper and a few KB on
+// disk) stay holes, and the copy never holds the file in memory.
+func copySparse(dst, src string) (err error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	size := st.Size()
+	for off := int64(0); off < size; {
+		data, hole := dataExtent(in, off, size)
+		if data >= size {
+			break
+		}
+		if _, err := io.Copy(io.NewOffsetWriter(out, data), io.NewSectionReader(in, data, hole-data)); err != nil {
+			return err
+		}
+		off = hole
+	}
+	return out.Truncate(size)
 }
 
 // failedRecord is one line of <ds>_failed.jsonl.
