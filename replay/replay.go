@@ -291,7 +291,7 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 		r.cls.maxBytes = DefaultMaxEventBytes
 	}
 
-	if req.Chunks == nil && req.TimePointsS != nil {
+	if req.TimePointsOnly() {
 		replayTimePoints(req, res)
 		return res, nil
 	}

@@ -49,6 +49,13 @@ func (r *Request) Failed() bool {
 	return r.Error != nil || r.HTTPStatus == nil || *r.HTTPStatus != 200
 }
 
+// TimePointsOnly reports whether the request holds what a client recorded
+// (its time points) instead of the bytes it read: a trace imported from
+// another tool's records. Its events are the time points themselves.
+func (r *Request) TimePointsOnly() bool {
+	return r.Chunks == nil && r.TimePointsS != nil
+}
+
 // Layout is how requests are laid out in a file.
 type Layout string
 

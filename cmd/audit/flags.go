@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -121,6 +122,16 @@ func lookupFormat(cmd *cli.Command, flag, path string) (*trace.Format, error) {
 	}
 	return nil, usagef("%s: %s: cannot tell the trace format from the extension %q: want .parquet, .arrow, .arrows or .jsonl, or give --%s %s",
 		cmd.Name, path, filepath.Ext(path), flag, strings.Join(trace.Formats(), "|"))
+}
+
+// errorHint is the command that may fix a failure, or "": a trace cut
+// inside a record batch is salvaged by capture --salvage.
+func errorHint(err error) string {
+	var te *trace.Error
+	if !errors.Is(err, trace.ErrCut) || !errors.As(err, &te) || te.RowGroup < 0 { // cut inside the schema: nothing to salvage
+		return ""
+	}
+	return fmt.Sprintf("the file is cut inside a record batch (a capture interrupted?): 'audit capture --salvage %s -o saved.arrows' keeps every complete batch", te.File)
 }
 
 // notATrace says what the file or folder at path is when it is another

@@ -83,6 +83,9 @@ func runEnv(e env, args []string) int {
 		return exitUsage
 	case errors.As(err, &ae):
 		fmt.Fprintf(e.stderr, "audit: %v\n", ae.err)
+		if hint := errorHint(ae.err); hint != "" {
+			fmt.Fprintf(e.stderr, "%s\n", hint)
+		}
 		return exitFailure
 	default:
 		// Flag parsing and unknown commands come from cli.

@@ -275,3 +275,59 @@ func TestIssue20SplitReplayMerge(t *testing.T) {
 		t.Errorf("--parts 11 of 10 requests: exit %d, %s", code, stderr)
 	}
 }
+
+// Item 8: errors that point to the fix: a capture cut inside a record batch
+// names capture --salvage; a trace format the extension does not tell names
+// --in-format.
+func TestIssue20ErrorHints(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.arrows")
+	if _, stderr, code := runCLI(t, "", "gen", "--requests", "20", "--seed", "1", "-o", full); code != 0 {
+		t.Fatal(stderr)
+	}
+	b, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.arrows")
+	if err := os.WriteFile(cut, b[:len(b)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"report", "inspect", "events"} {
+		_, stderr, code := runCLI(t, "", cmd, cut)
+		if code != 1 || !strings.Contains(stderr, "audit capture --salvage "+cut) {
+			t.Errorf("%s of a cut stream: exit %d, stderr %q; want the salvage command", cmd, code, stderr)
+		}
+	}
+	// Cut inside the schema: nothing to salvage, no such hint.
+	if err := os.WriteFile(cut, b[:20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLI(t, "", "report", cut); code != 1 || strings.Contains(stderr, "--salvage") {
+		t.Errorf("a stream cut inside its schema: exit %d, stderr %q", code, stderr)
+	}
+	noExt := filepath.Join(dir, "trace.data")
+	if err := os.WriteFile(noExt, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "", "report", noExt)
+	if code != 2 || !strings.Contains(stderr, "--in-format") {
+		t.Errorf("report of trace.data: exit %d, stderr %q; want a usage error naming --in-format", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "report", "--in-format", "arrows", noExt); code != 0 {
+		t.Errorf("--in-format arrows: exit %d, %s", code, stderr)
+	}
+}
+
+// Item 10: serve of a trace holding time points only (imported from
+// AISBench) is refused with the reason, before it listens.
+func TestIssue20ServeTimePointsOnly(t *testing.T) {
+	imported := filepath.Join(t.TempDir(), "imported.jsonl")
+	if _, stderr, code := runCLI(t, "", "import", "--from", "aisbench", filepath.Join("testdata", "aisbench", "basic"), "-o", imported); code != 0 {
+		t.Fatal(stderr)
+	}
+	_, stderr, code := runCLI(t, "", "serve", "--listen", "127.0.0.1:0", imported)
+	if code != 1 || !strings.Contains(stderr, "time points only") || !strings.Contains(stderr, "nothing to serve") {
+		t.Errorf("serve of an imported trace: exit %d, stderr %q", code, stderr)
+	}
+}
