@@ -74,6 +74,8 @@ func limitFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "max-requests", Value: d.MaxRequests, Usage: "most requests a trace may hold"},
 		&cli.Int64Flag{Name: "max-grouping-rows", Value: d.MaxGroupingRows, Usage: "most rows held in memory to group a flat file whose requests are not contiguous"},
 		&cli.Int64Flag{Name: "max-event-bytes", Value: d.MaxEventBytes, Usage: "largest event payload replay parses"},
+		&cli.Int64Flag{Name: "max-id-bytes", Value: d.MaxIDBytes, Usage: "longest request_id a trace may hold"},
+		&cli.Int64Flag{Name: "max-extra-columns", Value: d.MaxExtraColumns, Usage: "most extra columns (keys or columns outside the trace schema) a trace may have"},
 	}
 }
 
@@ -83,6 +85,8 @@ func limitsFrom(cmd *cli.Command) trace.Limits {
 		MaxRequests:     cmd.Int64("max-requests"),
 		MaxGroupingRows: cmd.Int64("max-grouping-rows"),
 		MaxEventBytes:   cmd.Int64("max-event-bytes"),
+		MaxIDBytes:      cmd.Int64("max-id-bytes"),
+		MaxExtraColumns: cmd.Int64("max-extra-columns"),
 	}
 }
 
