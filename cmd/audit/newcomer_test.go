@@ -331,3 +331,40 @@ func TestIssue20ServeTimePointsOnly(t *testing.T) {
 		t.Errorf("serve of an imported trace: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// Issue 19: a trace without send times (a vLLM result saved before
+// start_times) has its timeline figures refused or marked, never printed
+// as the run's.
+func TestNoSendTimesRefused(t *testing.T) {
+	dir := t.TempDir()
+	imported := filepath.Join(dir, "nst.jsonl")
+	if _, stderr, code := runCLI(t, "", "import", "--from", "vllm", filepath.Join("testdata", "import", "vllm", "no-start-times.json"), "-o", imported); code != 0 {
+		t.Fatal(stderr)
+	}
+	out := filepath.Join(dir, "ais")
+	stdout, stderr, code := runCLI(t, "", "report", "--aisbench-out", out, imported)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"no-timeline", "native (stable): the trace has no send times", "not the run's"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if !strings.Contains(stderr, "total.json not written") {
+		t.Errorf("stderr %q", stderr)
+	}
+	for name, want := range map[string]bool{"total.csv": true, "total.json": false, "stable.error": true} {
+		if _, err := os.Stat(filepath.Join(out, name)); (err == nil) != want {
+			t.Errorf("%s written: %v, want %v", name, err == nil, want)
+		}
+	}
+	// The same requests with send times: no such finding.
+	withTimes := filepath.Join(dir, "with.jsonl")
+	if _, stderr, code := runCLI(t, "", "import", "--from", "vllm", filepath.Join("testdata", "import", "vllm", "result.json"), "-o", withTimes); code != 0 {
+		t.Fatal(stderr)
+	}
+	if stdout, _, _ := runCLI(t, "", "report", withTimes); strings.Contains(stdout, "no-timeline") {
+		t.Error("a trace with send times has the no-timeline finding")
+	}
+}
