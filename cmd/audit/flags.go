@@ -135,7 +135,7 @@ func errorHint(err error) string {
 	if !errors.Is(err, trace.ErrCut) || !errors.As(err, &te) || te.RowGroup < 0 { // cut inside the schema: nothing to salvage
 		return ""
 	}
-	return fmt.Sprintf("the file is cut inside a record batch (a capture interrupted?): 'audit capture --salvage %s -o saved.arrows' keeps every complete batch", te.File)
+	return fmt.Sprintf("a capture interrupted? 'audit capture --salvage %s -o saved.arrows' keeps every complete batch", te.File)
 }
 
 // notATrace says what the file or folder at path is when it is another
