@@ -116,7 +116,7 @@ func TestHostileTextEscaped(t *testing.T) {
 // given, each once; an unknown name says which it knows.
 func TestParseList(t *testing.T) {
 	ts, err := ParseList("")
-	if err != nil || len(ts) != 3 || ts[0].Name != "aisbench" || ts[1].Name != "vllm" || ts[2].Name != "sglang" {
+	if err != nil || len(ts) != 4 || ts[0].Name != "aisbench" || ts[1].Name != "vllm" || ts[2].Name != "sglang" || ts[3].Name != "evalscope" {
 		t.Errorf("default: %v %v", ts, err)
 	}
 	if ts, err := ParseList("sglang, aisbench@pr481"); err != nil || len(ts) != 2 || ts[0].Name != "sglang" {
