@@ -50,7 +50,7 @@ func TestEveryDifferenceAttributed(t *testing.T) {
 // results hold the calculators' keys.
 func TestWriters(t *testing.T) {
 	path := root + "/testdata/traces/basic.jsonl"
-	list, _ := ParseList("aisbench,vllm,sglang,aisbench@pr479")
+	list, _ := ParseList("aisbench,vllm,sglang,evalscope,aisbench@pr479")
 	rep, err := Run(func() (trace.Reader, error) { return trace.Open(path, trace.OpenOptions{}) }, Options{Tools: list, Why: true})
 	if err != nil {
 		t.Fatal(err)
