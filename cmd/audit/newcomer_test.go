@@ -20,7 +20,7 @@ func TestIssue20ReadmeBuildsOutsidePackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	builds := regexp.MustCompile("go build -o (\\S+) \\./cmd/audit").FindAllStringSubmatch(string(readme), -1)
+	builds := regexp.MustCompile(`go build -o (\S+) \./cmd/audit`).FindAllStringSubmatch(string(readme), -1)
 	if len(builds) == 0 {
 		t.Fatal("README gives no go build -o command")
 	}
@@ -193,8 +193,14 @@ func TestIssue20NoMachinePaths(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		if d.Name() == ".git" { // a worktree's .git is a file naming its main checkout
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "bin") {
+			if path != root && d.Name() == "bin" {
 				return filepath.SkipDir
 			}
 			return nil
