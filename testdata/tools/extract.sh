@@ -6,6 +6,9 @@
 #   extract.sh vllm   GIT_DIR OUTDIR
 #   extract.sh sglang GIT_DIR OUTDIR
 #   extract.sh evalscope GIT_DIR OUTDIR   (modelscope/evalscope)
+#   extract.sh aiperf GIT_DIR OUTDIR      (ai-dynamo/aiperf: its aiperf package)
+#   extract.sh aiohttp GIT_DIR OUTDIR     (aio-libs/aiohttp: the StreamReader
+#                                          of the version AIPerf asks for)
 set -eu
 tool=$1 git_dir=$2 out=$3
 case $tool in
@@ -18,8 +21,14 @@ sglang)
 evalscope)
 	rev=fde259d2a32ab8a4cdb3af44dc8b18f504f1e277
 	files="evalscope/perf/plugin/api/default_api.py evalscope/perf/plugin/api/openai_api.py evalscope/perf/plugin/api/base.py evalscope/perf/utils/benchmark_util.py evalscope/perf/utils/db_util.py evalscope/perf/utils/perf_models.py evalscope/perf/utils/perf_constants.py evalscope/perf/utils/body_meta.py" ;;
+aiperf)
+	rev=db4f6397d11ee2d4cfbb41f70b2327315163dcf0
+	files=$(git --git-dir="$git_dir" ls-tree -r --name-only "$rev" aiperf | grep '\.py$') ;;
+aiohttp)
+	rev=fbe830fe7d0cf45b476f4c986553c050bcecd669 # v3.12.15
+	files="aiohttp/streams.py" ;;
 *)
-	echo "extract.sh: unknown tool $tool (want vllm, sglang or evalscope)" >&2; exit 2 ;;
+	echo "extract.sh: unknown tool $tool (want vllm, sglang, evalscope, aiperf or aiohttp)" >&2; exit 2 ;;
 esac
 for f in $files; do
 	mkdir -p "$out/$(dirname "$f")"
