@@ -30,7 +30,8 @@ a streaming chat or completions endpoint), and, in the order the requests
 ended (end_ns: the order the records reach the RecordsManager),
 MetricResultsProcessor.process_result and summarize; the JsonExporter
 writes profile_export_aiperf.json, whose metrics are the result keys
-("<metric>.<stat>", in the file's order).
+("<metric>.<stat>", in the file's order; each metric's "unit" left out:
+its display unit, fixed by the metric).
 
 What the bytes lack is stubbed, then changed one at a time: the tokenizer
 (word counts, then 1009, 1012, ... for its successive calls), the dataset's
@@ -385,7 +386,8 @@ def export(m, records):
     for tag, v in doc.items():
         if isinstance(v, dict) and "unit" in v:
             for stat, x in v.items():
-                out[tag + "." + stat] = x
+                if stat != "unit":  # the metric's display unit: fixed by its tag
+                    out[tag + "." + stat] = x
     return out
 
 
