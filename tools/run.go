@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/sseaudit/sseaudit/calc/aiperf"
 	"github.com/sseaudit/sseaudit/calc/evalscope"
 	"github.com/sseaudit/sseaudit/calc/sglang"
 	"github.com/sseaudit/sseaudit/calc/vllm"
@@ -116,6 +117,20 @@ func Run(open Opener, opts Options) (*Report, error) {
 				}
 				e.all = newEvalScope(t, all, true)
 			}
+		case "aiperf":
+			e.own = newAIPerf(t, aiperf.Rules{}, false)
+			if opts.Why {
+				var all aiperf.Rules
+				for _, rs := range aiperfRules {
+					var rules aiperf.Rules
+					if rs.set != nil {
+						rs.set(&rules)
+						rs.set(&all)
+					}
+					e.rules = append(e.rules, newAIPerf(t, rules, rs.framing))
+				}
+				e.all = newAIPerf(t, all, true)
+			}
 		default:
 			return nil, fmt.Errorf("tools: %s has no calculator", t.Name)
 		}
@@ -185,6 +200,10 @@ func ruleList(tool string) []Rule {
 		for _, r := range evalscopeRules {
 			rs = append(rs, r.Rule)
 		}
+	case "aiperf":
+		for _, r := range aiperfRules {
+			rs = append(rs, r.Rule)
+		}
 	}
 	return rs
 }
@@ -229,6 +248,7 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, api string, r
 			vc := &vllm.Client{API: vllm.API(api)}
 			sc := &sglang.Client{API: sglang.API(api)}
 			ec := &evalscope.Client{}
+			ac := &aiperf.Client{}
 			return func(rr *record.Replayed) *prepared {
 				var pr prepared
 				if rr.Replay.Transport == "" {
@@ -240,6 +260,9 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, api string, r
 					}
 					if p.reads["evalscope"] {
 						pr.evalscope = ec.Read(rr.Replay)
+					}
+					if p.reads["aiperf"] {
+						pr.aiperf = ac.Read(rr.Replay)
 					}
 				}
 				return &pr

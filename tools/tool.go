@@ -67,6 +67,12 @@ var Known = []Tool{
 		Files: []string{"evalscope/perf/plugin/api/default_api.py", "evalscope/perf/plugin/api/openai_api.py",
 			"evalscope/perf/utils/benchmark_util.py", "evalscope/perf/utils/db_util.py", "evalscope/perf/utils/perf_models.py"},
 		Proof: "golden"}},
+	{Name: "aiperf", Title: "AIPerf", Source: Source{
+		Repo: "ai-dynamo/aiperf", Commit: "db4f6397d11ee2d4cfbb41f70b2327315163dcf0",
+		Files: []string{"aiperf/clients/http/aiohttp_client.py", "aiperf/parsers/inference_result_parser.py",
+			"aiperf/parsers/openai_parsers.py", "aiperf/metrics/types/", "aiperf/metrics/metric_dicts.py",
+			"aiperf/post_processors/metric_results_processor.py", "aiperf/exporters/json_exporter.py"},
+		Proof: "golden"}},
 }
 
 // Lookup finds a tool by name.

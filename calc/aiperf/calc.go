@@ -57,7 +57,7 @@ func (s *Stats) finish() {
 func (c *Calc) Result() *Result {
 	outs := slices.Clone(c.outputs)
 	slices.SortStableFunc(outs, func(a, b Output) int { return cmp.Compare(a.EndNs, b.EndNs) })
-	r := &Result{}
+	r := &Result{UsageKnown: c.Rules.AnyUsage}
 	var minReq, maxResp int64
 	nMax := 0
 	for i := range outs {
@@ -90,6 +90,9 @@ func (c *Calc) Result() *Result {
 			r.TTST.add(float64(o.Responses[1] - first))
 		}
 		r.addICL(o.Responses, c.Rules.ZeroIntervals)
+		if c.Rules.AnyUsage {
+			r.usageTokens(o, lat, ttft, latOK && ttftOK, c.Rules.TPOTOfOne)
+		}
 		if o.Output || o.Reasoning {
 			r.OSL++
 			// InterTokenLatencyMetric needs osl >= 2 (the tokenizer's) and a
@@ -114,7 +117,7 @@ func (c *Calc) Result() *Result {
 	if r.Valid > 0 && nMax > 0 && minReq < maxResp {
 		r.DurationNs, r.HasDuration = maxResp-minReq, true
 	}
-	for _, s := range []*Stats{&r.Latency, &r.TTFT, &r.TTST, &r.ICL} {
+	for _, s := range []*Stats{&r.Latency, &r.TTFT, &r.TTST, &r.ICL, &r.TPOT} {
 		s.finish()
 	}
 	return r
@@ -136,4 +139,19 @@ func (r *Result) addICL(ts []int64, zeros bool) {
 		r.ICL.add(float64(ts[i] - ts[i-1]))
 	}
 	r.ICLRequests++
+}
+
+// usageTokens counts a valid request's output tokens as AISBench does
+// (the AnyUsage rule: its last truthy usage, 0 unknown) and its
+// InterTokenLatencyMetric from them: (latency - ttft) / (osl - 1) for osl
+// >= 2; 0 for fewer under the TPOTOfOne rule.
+func (r *Result) usageTokens(o *Output, lat, ttft int64, ok, tpotOfOne bool) {
+	r.UsageKnown = r.UsageKnown && o.Usage != 0
+	r.UsageTokens += o.Usage
+	switch {
+	case ok && o.Usage >= 2:
+		r.TPOT.add(float64(lat-ttft) / float64(o.Usage-1))
+	case tpotOfOne:
+		r.TPOT.add(0)
+	}
 }

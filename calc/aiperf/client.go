@@ -49,24 +49,40 @@ type Rules struct {
 	// event it parses a time point. AIPerf's own: only a message holding
 	// text (content or reasoning) is a response.
 	EveryMessage bool
+	// StopAtDone: nothing after [DONE] is read. AIPerf's own: every
+	// message is.
+	StopAtDone bool
+	// JSONLoads: a message is parsed as json.loads parses it, and one it
+	// refuses fails the request, as AISBench's. AIPerf's own: orjson, and a
+	// message it refuses is skipped.
+	JSONLoads bool
 	// KeepGoing: a message the response extractor raises on (a usage-only
-	// chunk's empty choices: IndexError) is only skipped, as AISBench
-	// reads a usage-only event. AIPerf's own: the exception fails the
-	// request.
+	// chunk's empty choices: IndexError) is read on, as AISBench reads a
+	// usage-only event. AIPerf's own: the exception fails the request.
 	KeepGoing bool
 	// ZeroIntervals: a request's inter-chunk latencies are kept when one is
 	// 0 (two messages in one read), as AISBench keeps zero intervals.
 	// AIPerf's own: InterChunkLatencyMetric raises and the request has none.
 	ZeroIntervals bool
+	// AnyUsage: output tokens are the last truthy usage's int
+	// completion_tokens (a 0 unknown), as AISBench's. AIPerf's own: its
+	// tokenizer's count of the text.
+	AnyUsage bool
+	// TPOTOfOne: a request of one output token has TPOT (AIPerf's
+	// inter_token_latency) 0, as AISBench's. AIPerf's own: it has none.
+	TPOTOfOne bool
 }
 
 // Message is what the response extractor reads in one message, whatever
 // the rules: Read finds it once, Run applies the rules to it.
 type Message struct {
-	TNs int64
-	// Parsed: the data content is JSON that orjson accepts (not "" nor
-	// [DONE]).
-	Parsed bool
+	TNs  int64
+	Done bool // [DONE]
+	// Parsed: the data content is JSON that json.loads accepts (not "");
+	// Orjson: orjson accepts it too.
+	Parsed, Orjson bool
+	NotJSON        bool  // a data content json.loads refuses
+	AnyUsage       int64 // a truthy usage's int completion_tokens, 0 for none (AISBench's rule)
 	// Err is the exception the extractor raises on it ("" none): it fails
 	// the request.
 	Err string
@@ -98,18 +114,27 @@ func (c *Client) Read(res *replay.Result) []Message {
 func (c *Client) read(m replay.Message) Message {
 	msg := Message{TNs: m.TNs}
 	text := m.Text
-	if len(text) == 0 || string(text) == "[DONE]" {
+	if string(text) == "[DONE]" {
+		msg.Done = true
+		return msg
+	}
+	if len(text) == 0 {
 		return msg
 	}
 	// load_json_str: orjson.loads; JSONDecodeError skips the message.
-	if orjsonRejects(text) {
-		return msg
-	}
 	v, ok := c.p.Parse(text)
 	if !ok {
+		msg.NotJSON = true
 		return msg
 	}
-	msg.Parsed = true
+	msg.Parsed, msg.Orjson = true, !orjsonRejects(text)
+	if v.Type() == fastjson.TypeObject {
+		if u := replay.Member(v, "usage"); replay.Truthy(u) && u.Type() == fastjson.TypeObject {
+			if n, ok := replay.PyInt(replay.Member(u, "completion_tokens")); ok && n != 0 {
+				msg.AnyUsage = n
+			}
+		}
+	}
 	kind, err := objectType(v)
 	if err != "" {
 		msg.Err = err
@@ -353,6 +378,9 @@ type Output struct {
 	// Output, Reasoning: the request has an output text, a reasoning text
 	// (its token counts are the tokenizer's).
 	Output, Reasoning bool
+	// Usage is the last truthy usage's completion_tokens (0 for none), the
+	// output tokens under the AnyUsage rule.
+	Usage int64
 }
 
 // Valid is ParsedResponseRecord.valid: no error, a response, 0 <= start <
@@ -399,16 +427,29 @@ func (c *Client) Run(t0, end int64, transport string, msgs []Message) Output {
 	}
 	for i := range msgs {
 		m := &msgs[i]
-		if m.Err != "" && !c.Rules.KeepGoing {
-			// process_valid_record raises: the record becomes an error.
-			o = Output{StartNs: t0, EndNs: end, Error: m.Err}
-			return o
+		if m.Done {
+			if c.Rules.StopAtDone {
+				break
+			}
+			continue
 		}
-		if m.Response || c.Rules.EveryMessage && m.Parsed {
+		switch {
+		case m.NotJSON && c.Rules.JSONLoads:
+			return Output{StartNs: t0, EndNs: end, Error: "json.decoder.JSONDecodeError"}
+		case !m.Parsed, !m.Orjson && !c.Rules.JSONLoads:
+			continue // not JSON: skipped
+		case m.Err != "" && !c.Rules.KeepGoing:
+			// process_valid_record raises: the record becomes an error.
+			return Output{StartNs: t0, EndNs: end, Error: m.Err}
+		}
+		if m.Response || c.Rules.EveryMessage {
 			o.Responses = append(o.Responses, m.TNs)
 		}
 		o.Output = o.Output || m.Output
 		o.Reasoning = o.Reasoning || m.Reasoning
+		if m.AnyUsage != 0 {
+			o.Usage = m.AnyUsage
+		}
 	}
 	return o
 }

@@ -14,6 +14,12 @@ type Result struct {
 	// PerUser (also a truthy TTFT and latency; a latency other than the
 	// TTFT), OutputCount, ReasoningCount.
 	OSL, ITL, PerUser, OutputCount, ReasoningCount int
+	// Under the AnyUsage rule (AISBench's): the output tokens from the
+	// usage, whether every valid request had one, and TPOT
+	// (inter_token_latency) from them, in ns.
+	UsageTokens int64
+	UsageKnown  bool
+	TPOT        Stats
 }
 
 // Key is one key of the saved result: its value (float64), or why it is
