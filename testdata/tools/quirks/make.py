@@ -155,3 +155,23 @@ rs.append(request("rs-2", T0 + 800 * MS, [(100, ev[0]), (120, ev[1]), (140, ev[2
 ev = [e.replace("\n", "\r\n") for e in plain(3, words)]
 rs.append(request("rs-3", T0 + 1200 * MS, each_read(ev, 100, 20)))
 write("read_splits", rs)
+
+# A run of 40 requests without usage, each read one event but for some
+# events sent two to a read, with seeded random gaps, one after another:
+# AIPerf's statistics (np.mean, np.std, np.percentile over
+# TTFT, latency, TTST, inter-chunk latency) on more than a handful of values.
+import random  # noqa: E402
+
+rng = random.Random(16)
+many = []
+for i in range(40):
+    ev = plain(i, words[: rng.randint(1, 4)], reasoning=["Hm "] if i % 7 == 0 else ())
+    reads, t = [], 60 + rng.random() * 120
+    k = 0
+    while k < len(ev):
+        n = 2 if rng.random() < 0.15 and k + 1 < len(ev) else 1
+        reads.append((round(t, 3), "".join(ev[k:k + n])))
+        t += 1 + rng.random() * 40
+        k += n
+    many.append(request("nm-%d" % i, T0 + i * 500 * MS, reads))
+write("no_usage_many", many)
