@@ -9,6 +9,8 @@
 #   extract.sh aiperf GIT_DIR OUTDIR      (ai-dynamo/aiperf: its aiperf package)
 #   extract.sh aiohttp GIT_DIR OUTDIR     (aio-libs/aiohttp: the StreamReader
 #                                          of the version AIPerf asks for)
+#   extract.sh genai-perf GIT_DIR OUTDIR  (triton-inference-server/perf_analyzer:
+#                                          its genai-perf Python package)
 set -eu
 tool=$1 git_dir=$2 out=$3
 case $tool in
@@ -27,8 +29,11 @@ aiperf)
 aiohttp)
 	rev=fbe830fe7d0cf45b476f4c986553c050bcecd669 # v3.12.15
 	files="aiohttp/streams.py" ;;
+genai-perf)
+	rev=263c5f6e0c7a6c15472a54409174981f67930cfe
+	files=$(git --git-dir="$git_dir" ls-tree -r --name-only "$rev" genai-perf/genai_perf | grep '\.py$') ;;
 *)
-	echo "extract.sh: unknown tool $tool (want vllm, sglang, evalscope, aiperf or aiohttp)" >&2; exit 2 ;;
+	echo "extract.sh: unknown tool $tool (want vllm, sglang, evalscope, aiperf, aiohttp or genai-perf)" >&2; exit 2 ;;
 esac
 for f in $files; do
 	mkdir -p "$out/$(dirname "$f")"

@@ -1,21 +1,26 @@
 #!/bin/sh
 # Remakes the tools' goldens (golden/NAME.TOOL.json) from the tools' own code
 # at the pinned commits: vllm bench serve and SGLang's bench_serving (see
-# oracle.py), EvalScope perf (oracle_evalscope.py), AIPerf (oracle_aiperf.py).
+# oracle.py), EvalScope perf (oracle_evalscope.py), AIPerf (oracle_aiperf.py),
+# GenAI-Perf (oracle_genaiperf.py).
 # Run from the repository root, with the tools' files extracted by extract.sh:
-#   VLLM_SRC=DIR SGLANG_SRC=DIR EVALSCOPE_SRC=DIR AIPERF_SRC=DIR AIOHTTP_SRC=DIR testdata/tools/regen.sh
-# TOOLS (default "vllm sglang evalscope aiperf") remakes only those tools' goldens.
+#   VLLM_SRC=DIR SGLANG_SRC=DIR EVALSCOPE_SRC=DIR AIPERF_SRC=DIR AIOHTTP_SRC=DIR \
+#   GENAI_PERF_SRC=DIR testdata/tools/regen.sh
+# (GENAI_PERF_SRC: the extracted files' genai-perf directory.)
+# TOOLS (default "vllm sglang evalscope aiperf genai-perf") remakes only those
+# tools' goldens.
 # Needs Debian's python3-aiohttp, python3-numpy, python3-regex, python3-tqdm;
 # EvalScope's also pydantic 2, which Debian 12 lacks: EVALSCOPE_PYTHON names
 # a Python 3.11 that has it (default python3), run with Debian's packages on
 # its path (DEBIAN_PY, default /usr/lib/python3/dist-packages). AIPerf's too
 # (pydantic 2 and orjson): AIPERF_PYTHON (default EVALSCOPE_PYTHON), with
-# aiohttp 3.12's streams.py from AIOHTTP_SRC (extract.sh aiohttp).
+# aiohttp 3.12's streams.py from AIOHTTP_SRC (extract.sh aiohttp); GenAI-Perf's
+# (orjson) GENAI_PERF_PYTHON (default EVALSCOPE_PYTHON).
 # The traces: every bundled trace (testdata/traces, the external ones
 # converted to JSONL first), the quirk traces of issue 16 (quirks/make.py)
 # and a trace of every tracegen profile for both APIs (audit gen --requests 24 --concurrency 4 --output-tokens 24 --seed 1).
 set -eu
-TOOLS=${TOOLS:-vllm sglang evalscope aiperf}
+TOOLS=${TOOLS:-vllm sglang evalscope aiperf genai-perf}
 for t in $TOOLS; do
 	case $t in
 	vllm) : "${VLLM_SRC:?set VLLM_SRC to the extracted vLLM files}" ;;
@@ -24,11 +29,13 @@ for t in $TOOLS; do
 	aiperf)
 		: "${AIPERF_SRC:?set AIPERF_SRC to the extracted AIPerf files}"
 		: "${AIOHTTP_SRC:?set AIOHTTP_SRC to the extracted aiohttp files}" ;;
+	genai-perf) : "${GENAI_PERF_SRC:?set GENAI_PERF_SRC to the extracted genai-perf directory}" ;;
 	*) echo "regen.sh: unknown tool $t" >&2; exit 2 ;;
 	esac
 done
 EVALSCOPE_PYTHON=${EVALSCOPE_PYTHON:-python3}
 AIPERF_PYTHON=${AIPERF_PYTHON:-$EVALSCOPE_PYTHON}
+GENAI_PERF_PYTHON=${GENAI_PERF_PYTHON:-$EVALSCOPE_PYTHON}
 DEBIAN_PY=${DEBIAN_PY:-/usr/lib/python3/dist-packages}
 here=testdata/tools
 out=$here/golden
@@ -47,6 +54,7 @@ golden() { # NAME API TRACE.jsonl
 		sglang) /usr/bin/python3 $here/oracle.py sglang "$2" "$SGLANG_SRC" "$3" "$out/$1.sglang.json" ;;
 		evalscope) PYTHONPATH=$DEBIAN_PY "$EVALSCOPE_PYTHON" $here/oracle_evalscope.py "$2" "$EVALSCOPE_SRC" "$3" "$out/$1.evalscope.json" ;;
 		aiperf) PYTHONPATH=$DEBIAN_PY "$AIPERF_PYTHON" $here/oracle_aiperf.py "$2" "$AIPERF_SRC" "$AIOHTTP_SRC" "$3" "$out/$1.aiperf.json" ;;
+		genai-perf) PYTHONPATH=$DEBIAN_PY "$GENAI_PERF_PYTHON" $here/oracle_genaiperf.py "$2" "$GENAI_PERF_SRC" "$3" "$out/$1.genai-perf.json" ;;
 		esac
 	done
 }
