@@ -341,6 +341,9 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 	case AIPerf:
 		r.aiperf.run(&in, &r.cls, &r.acct, res, &r.text)
 		clientTimePoints(req, res)
+	case GenAIPerf:
+		genaiperfFramer{}.run(&in, &r.acct, res, &r.text)
+		clientTimePoints(req, res)
 	}
 	r.text.finish(res)
 	if r.cls.over > 0 {
