@@ -127,7 +127,7 @@ func (c *Client) read(m replay.Message) Message {
 		msg.NotJSON = true
 		return msg
 	}
-	msg.Parsed, msg.Orjson = true, !orjsonRejects(text)
+	msg.Parsed, msg.Orjson = true, !replay.ORJSONRejects(text)
 	if v.Type() == fastjson.TypeObject {
 		if u := replay.Member(v, "usage"); replay.Truthy(u) && u.Type() == fastjson.TypeObject {
 			if n, ok := replay.PyInt(replay.Member(u, "completion_tokens")); ok && n != 0 {

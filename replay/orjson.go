@@ -1,21 +1,21 @@
-package aiperf
+package replay
 
 import (
 	"math"
 	"strconv"
 )
 
-// orjsonRejects reports what orjson.loads (AIPerf's load_json_str; orjson
-// 3.8, the image's) refuses and Python's json.loads, which
-// replay.JSONParser follows, accepts: the literals NaN, Infinity and
+// ORJSONRejects reports what orjson.loads (AIPerf's and GenAI-Perf's
+// load_json_str; orjson 3.8, the image's) refuses and Python's json.loads,
+// which JSONParser follows, accepts: the literals NaN, Infinity and
 // -Infinity, a number too large for a double (1e400: json.loads makes it
 // inf), and a \u escape of a lone surrogate (json.loads keeps it).
 // Anything else either both accept or both refuse.
-func orjsonRejects(b []byte) bool {
+func ORJSONRejects(b []byte) bool {
 	for i := 0; i < len(b); i++ {
 		switch c := b[i]; {
 		case c == '"':
-			j, bad := stringEnd(b, i+1)
+			j, bad := orjsonStringEnd(b, i+1)
 			if bad {
 				return true
 			}
@@ -40,10 +40,10 @@ func isNumberByte(c byte) bool {
 	return '0' <= c && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
 }
 
-// stringEnd scans a JSON string from just after its opening quote: the
+// orjsonStringEnd scans a JSON string from just after its opening quote: the
 // index of its closing quote (len(b) when unterminated), and whether it
 // holds a lone surrogate escape.
-func stringEnd(b []byte, i int) (int, bool) {
+func orjsonStringEnd(b []byte, i int) (int, bool) {
 	for ; i < len(b); i++ {
 		switch b[i] {
 		case '"':
@@ -81,22 +81,4 @@ func hex4(b []byte, i int) (uint16, bool) {
 	}
 	n, err := strconv.ParseUint(string(b[i:i+4]), 16, 16)
 	return uint16(n), err == nil
-}
-
-// pyLower is str.lower() of s as far as a match with an ASCII word goes:
-// ASCII letters lowered, the Kelvin sign (U+212A) made "k"; every other
-// character lowers to something that is not ASCII, or stays.
-func pyLower(s []byte) string {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
-		case c == 0xe2 && i+2 < len(s) && s[i+1] == 0x84 && s[i+2] == 0xaa:
-			c, i = 'k', i+2
-		}
-		out = append(out, c)
-	}
-	return string(out)
 }
