@@ -36,18 +36,13 @@ type Stats struct {
 func (s *Stats) add(x float64) { s.values = append(s.values, x) }
 
 func (s *Stats) finish() {
-	xs := s.values
-	s.N = len(xs)
+	s.N = len(s.values)
 	if s.N == 0 {
 		return
 	}
-	s.Avg, s.Std = pynum.NumpyMean(xs), pynum.NumpyStd(xs)
-	s.Min, s.Max = pynum.NumpyMin(xs), pynum.NumpyMax(xs)
-	sorted := slices.Clone(xs)
-	pynum.SortFloats(sorted)
-	for i, p := range Percentiles {
-		s.P[i] = pynum.PercentileSorted(sorted, p)
-	}
+	var p []float64
+	s.Avg, p, s.Min, s.Max, s.Std = pynum.Describe(s.values, Percentiles[:])
+	copy(s.P[:], p)
 }
 
 // Result computes what AIPerf exports. The requests are taken in the order
