@@ -39,8 +39,11 @@ var statNames = [...]string{"avg", "p1", "p5", "p10", "p25", "p50", "p75", "p90"
 // (LLMMetrics' order; each metric's stats as Statistics adds them, its
 // "unit" left out), the time metrics in ms (scale_data), unrounded. A
 // system metric (request_throughput, request_count,
-// output_token_throughput) has avg only.
+// output_token_throughput) has avg only. None when Err.
 func (r *Result) Keys() []Key {
+	if r.Err != "" {
+		return nil // GenAI-Perf saves nothing
+	}
 	var ks []Key
 	stats := func(tag string, s *Stats, scale float64) {
 		if s.N == 0 {
