@@ -312,3 +312,45 @@ func TestIssue16AIPerfQuirks(t *testing.T) {
 		t.Errorf("basic: empty_choices does not move successes: %+v", a)
 	}
 }
+
+// TestIssue16GenAIPerf: GenAI-Perf, named with --tool (its rules are not
+// attributed: not in the default table), on quirks/read_splits: every
+// read is a response, the role-only and [DONE] reads are dropped as
+// empty, a read starting with "\n" is a splinter joined to the one before:
+// every request keeps its four content reads (TTFT 120 ms each; E2E 160,
+// 160, 180, 180 ms); 4 requests over 1.38 s. On basic.jsonl a 500 stops
+// perf_analyzer: GenAI-Perf has no numbers.
+func TestIssue16GenAIPerf(t *testing.T) {
+	if slicesContains(Default(), "genai-perf") {
+		t.Error("genai-perf in the default table")
+	}
+	rep := runTools(t, quirk("read_splits"), "aisbench,genai-perf")
+	for _, c := range []struct {
+		q    Quantity
+		want float64
+	}{{Successes, 4}, {TTFTMean, 0.120}, {E2EMean, (0.160 + 0.160 + 0.180 + 0.180) / 4}, {Duration, 1.38}} {
+		if got := value(t, rep, "genai-perf", c.q); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("read_splits: GenAI-Perf %s %v, want %v", c.q.Label(), got, c.want)
+		}
+	}
+	for _, a := range rep.Why {
+		if a.Tool.Name == "genai-perf" {
+			t.Errorf("GenAI-Perf has no rules, yet %s", a.Rule.Name)
+		}
+	}
+	rep = runTools(t, filepath.Join(root, "testdata", "traces", "basic.jsonl"), "aisbench,genai-perf")
+	for _, tr := range rep.Tools {
+		if tr.Tool.Name == "genai-perf" && !strings.HasPrefix(tr.Err, "perf_analyzer stops: HTTP 500") {
+			t.Errorf("basic: GenAI-Perf's error %q", tr.Err)
+		}
+	}
+}
+
+func slicesContains(ts []Tool, name string) bool {
+	for _, t := range ts {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}

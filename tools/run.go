@@ -131,6 +131,8 @@ func Run(open Opener, opts Options) (*Report, error) {
 				}
 				e.all = newAIPerf(t, all, true)
 			}
+		case "genai-perf":
+			e.own = newGenAIPerf(t, rep.API)
 		default:
 			return nil, fmt.Errorf("tools: %s has no calculator", t.Name)
 		}

@@ -123,7 +123,7 @@ func TestParseList(t *testing.T) {
 	if ts, err := ParseList("sglang, aisbench@pr481"); err != nil || len(ts) != 2 || ts[0].Name != "sglang" {
 		t.Errorf("list: %v %v", ts, err)
 	}
-	for _, bad := range []string{"vllm,vllm", "genai-perf", "vllm,"} {
+	for _, bad := range []string{"vllm,vllm", "guidellm", "vllm,"} {
 		if _, err := ParseList(bad); err == nil {
 			t.Errorf("%q: want an error", bad)
 		}

@@ -34,6 +34,9 @@ function and computes its metrics with its own code, pinned to a commit
             response extractor (a usage-only chunk fails the request) and
             profile_export_aiperf.json's metrics (output tokens need its
             tokenizer: not computed)
+  genai-perf GenAI-Perf (perf_analyzer 263c5f6e0c7a): a response a read (its
+            C++ client, from its code); _preprocess_response and its
+            metrics; only when named (its rules are not attributed yet)
 
 A run's duration, which vLLM and SGLang take from their wall clock, is the
 trace's span: the first t0 to the last end (EvalScope takes its own from its
