@@ -6,6 +6,7 @@ import (
 
 	"github.com/sseaudit/sseaudit/calc/aiperf"
 	"github.com/sseaudit/sseaudit/calc/evalscope"
+	"github.com/sseaudit/sseaudit/calc/genaiperf"
 	"github.com/sseaudit/sseaudit/calc/sglang"
 	"github.com/sseaudit/sseaudit/calc/vllm"
 	"github.com/sseaudit/sseaudit/internal/parallel"
@@ -132,7 +133,19 @@ func Run(open Opener, opts Options) (*Report, error) {
 				e.all = newAIPerf(t, all, true)
 			}
 		case "genai-perf":
-			e.own = newGenAIPerf(t, rep.API)
+			e.own = newGenAIPerf(t, rep.API, genaiperf.Rules{}, false)
+			if opts.Why {
+				var all genaiperf.Rules
+				for _, rs := range genaiperfRules {
+					var rules genaiperf.Rules
+					if rs.set != nil {
+						rs.set(&rules)
+						rs.set(&all)
+					}
+					e.rules = append(e.rules, newGenAIPerf(t, rep.API, rules, rs.framing))
+				}
+				e.all = newGenAIPerf(t, rep.API, all, true)
+			}
 		default:
 			return nil, fmt.Errorf("tools: %s has no calculator", t.Name)
 		}
@@ -204,6 +217,10 @@ func ruleList(tool string) []Rule {
 		}
 	case "aiperf":
 		for _, r := range aiperfRules {
+			rs = append(rs, r.Rule)
+		}
+	case "genai-perf":
+		for _, r := range genaiperfRules {
 			rs = append(rs, r.Rule)
 		}
 	}

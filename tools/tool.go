@@ -37,9 +37,6 @@ type Tool struct {
 	// Variant marks a tool that is another's unreleased change (a pull
 	// request): in the table only when --tool names it.
 	Variant bool
-	// Partial marks a tool whose rules are not switched to AISBench's yet
-	// (no why, no residual): in the table only when --tool names it.
-	Partial bool
 }
 
 // Known lists the tools, in the table's order.
@@ -80,7 +77,7 @@ var Known = []Tool{
 		Repo: "triton-inference-server/perf_analyzer", Commit: "263c5f6e0c7a6c15472a54409174981f67930cfe",
 		Files: []string{"src/client_backend/openai/openai_client.cc", "src/infer_context.cc",
 			"genai-perf/genai_perf/profile_data_parser/llm_profile_data_parser.py", "genai-perf/genai_perf/metrics/statistics.py"},
-		Proof: "golden"}, Partial: true},
+		Proof: "golden"}},
 }
 
 // Lookup finds a tool by name.
@@ -103,11 +100,11 @@ func Names() []string {
 }
 
 // Default are the tools of the table when --tool names none: every
-// released tool whose rules are attributed.
+// released tool.
 func Default() []Tool {
 	var ts []Tool
 	for _, t := range Known {
-		if !t.Variant && !t.Partial {
+		if !t.Variant {
 			ts = append(ts, t)
 		}
 	}

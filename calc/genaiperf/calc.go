@@ -9,6 +9,7 @@ import (
 // Calc gathers a run's requests and computes LLMProfileDataParser's
 // metrics.
 type Calc struct {
+	Rules   Rules
 	outputs []Output
 }
 
@@ -46,7 +47,8 @@ func statsOf(xs []float64) Stats {
 // throughput over every request of the run.
 func (c *Calc) Result() *Result {
 	r := &Result{Requests: len(c.outputs)}
-	var lat, ttft, ttst []float64
+	var lat, ttft, ttst, tpot, pooled []float64
+	r.UsageKnown = c.Rules.AnyUsage
 	var minReq, maxRes, itlSpan int64
 	var itlText string
 	for i := range c.outputs {
@@ -82,6 +84,14 @@ func (c *Calc) Result() *Result {
 			}
 			r.Multi++
 		}
+		if c.Rules.AnyUsage {
+			tpot = c.usageTPOT(r, o, tpot)
+		}
+		if c.Rules.Pooled {
+			for k := 1; k < len(o.Responses); k++ {
+				pooled = append(pooled, float64(o.Responses[k]-o.Responses[k-1]))
+			}
+		}
 		if r.Kept == 0 {
 			r.SameText = true
 		} else if o.Text != c.firstText() {
@@ -101,6 +111,7 @@ func (c *Calc) Result() *Result {
 	}
 	r.RequestThroughput = float64(r.Requests) / r.Duration
 	r.Latency, r.TTFT, r.TTST = statsOf(lat), statsOf(ttft), statsOf(ttst)
+	r.TPOT, r.Pooled = statsOf(tpot), statsOf(pooled)
 	return r
 }
 
@@ -112,4 +123,25 @@ func (c *Calc) firstText() string {
 		}
 	}
 	return ""
+}
+
+// usageTPOT counts a kept request's output tokens as AISBench does (the
+// AnyUsage rule) and adds its inter_token_latency from them:
+// round((latency - ttft) / (osl - 1)) with two responses or more and osl
+// > 1 (unrounded under NoRound), else 0 under TPOTOfOne.
+func (c *Calc) usageTPOT(r *Result, o *Output, tpot []float64) []float64 {
+	r.UsageKnown = r.UsageKnown && o.Usage != 0
+	r.UsageTokens += o.Usage
+	n := len(o.Responses)
+	switch {
+	case n > 1 && o.Usage > 1:
+		x := float64(o.Responses[n-1]-o.Responses[0]) / float64(o.Usage-1)
+		if !c.Rules.NoRound {
+			x = math.RoundToEven(x) // Python's round()
+		}
+		return append(tpot, x)
+	case c.Rules.TPOTOfOne:
+		return append(tpot, 0)
+	}
+	return tpot
 }

@@ -52,14 +52,53 @@ type Output struct {
 	// Err is the exception GenAI-Perf raises on this request, which stops
 	// it ("" none).
 	Err string
+	// Usage is the last truthy usage's completion_tokens (0 for none), the
+	// output tokens under the AnyUsage rule.
+	Usage int64
+}
+
+// Rules are the rules of GenAI-Perf's client and metrics in which AISBench
+// differs. The zero value is GenAI-Perf's own; each field set is AISBench's
+// rule instead.
+type Rules struct {
+	// Events: the messages are the aisbench framer's payloads, one event
+	// each (the framing rule, switched by audit tools with the framer).
+	Events bool
+	// EveryMessage: every event that parses is a response, timed, as
+	// AISBench gives every event it parses a time point. GenAI-Perf's own:
+	// a response without content (the role-only chunk, the finish, the
+	// usage-only tail) is removed.
+	EveryMessage bool
+	// JSONLoads: an event json.loads refuses fails the request, as
+	// AISBench's. GenAI-Perf's own: orjson, and a response it refuses is
+	// blanked.
+	JSONLoads bool
+	// Failures: a failed request (a status other than 200, a transport
+	// error) fails alone, as in AISBench. GenAI-Perf's own: perf_analyzer
+	// stops.
+	Failures bool
+	// AnyUsage: output tokens are the last truthy usage's int
+	// completion_tokens (a 0 unknown), as AISBench's. GenAI-Perf's own: its
+	// tokenizer's.
+	AnyUsage bool
+	// TPOTOfOne: a request of one output token (or one response) has TPOT
+	// 0, as AISBench's. GenAI-Perf's own: no inter_token_latency.
+	TPOTOfOne bool
+	// NoRound: inter_token_latency is not rounded to the ns, as AISBench's
+	// TPOT. GenAI-Perf's own: round().
+	NoRound bool
+	// Pooled: ITL is the intervals between responses, pooled, as
+	// AISBench's. GenAI-Perf's own: none.
+	Pooled bool
 }
 
 // Client runs GenAI-Perf's response preprocessing on replayed requests.
 type Client struct {
-	API API
-	p0  replay.JSONParser // responses[0] of a merged response
-	p   replay.JSONParser // everything else
-	a   fastjson.Arena
+	API   API
+	Rules Rules
+	p0    replay.JSONParser // responses[0] of a merged response
+	p     replay.JSONParser // everything else
+	a     fastjson.Arena
 }
 
 // Request is the output of one request, from what the genai-perf framer
@@ -68,16 +107,41 @@ type Client struct {
 func (c *Client) Request(t0 int64, res *replay.Result) Output {
 	o := Output{StartNs: t0}
 	if res.Transport != "" {
-		o.Stop = res.Transport
+		if !c.Rules.Failures {
+			o.Stop = res.Transport
+		}
 		return o
 	}
 	ts := make([]int64, 0, len(res.Messages)+1)
 	outs := make([]string, 0, len(res.Messages)+1)
 	done := false
 	for _, m := range res.Messages {
+		text := string(replay.PyDecodeIgnore(nil, m.Text))
+		if c.Rules.Events {
+			text = "data: " + text
+		}
+		if c.Rules.JSONLoads || c.Rules.AnyUsage {
+			for _, part := range strings.Split(text, "\n\n") {
+				p := removeSSEPrefix(part)
+				if notDataField(part) || p == "" || p == "[DONE]" {
+					continue
+				}
+				v, ok := c.p.Parse([]byte(p))
+				if !ok && c.Rules.JSONLoads {
+					return o // json.loads raises: the request fails
+				}
+				if ok && v.Type() == fastjson.TypeObject {
+					if u := replay.Member(v, "usage"); replay.Truthy(u) && u.Type() == fastjson.TypeObject {
+						if n, ok := replay.PyInt(replay.Member(u, "completion_tokens")); ok && n != 0 {
+							o.Usage = n
+						}
+					}
+				}
+			}
+		}
 		ts = append(ts, m.TNs)
-		outs = append(outs, string(replay.PyDecodeIgnore(nil, m.Text)))
-		done = done || strings.Contains(string(m.Text), "data: [DONE]")
+		outs = append(outs, text)
+		done = done || strings.Contains(text, "data: [DONE]")
 	}
 	if !done { // the completion callback's final response, empty
 		ts, outs = append(ts, res.EndNs), append(outs, "")
@@ -134,7 +198,7 @@ func (c *Client) preprocess(o Output, ts []int64, outs []string) Output {
 			} else {
 				outs[i] = ""
 			}
-		} else if t := c.extract(parts[0]); t.err != "" || t.empty() {
+		} else if t := c.extract(parts[0]); (t.err != "" || t.empty()) && !(c.Rules.EveryMessage && c.parses(parts[0])) {
 			outs[i] = "" // empty, or raising: blanked (failed += 1)
 		}
 	}
@@ -148,6 +212,14 @@ func (c *Client) preprocess(o Output, ts []int64, outs []string) Output {
 		if t == nil {
 			x := c.extract(outs[i])
 			t = &x
+		}
+		if c.Rules.EveryMessage && c.parses(outs[i]) {
+			// Every event that parses is timed, whatever its content.
+			o.Responses = append(o.Responses, ts[i])
+			if t.err == "" && !t.nonStr {
+				texts = append(texts, t.s)
+			}
+			continue
 		}
 		if t.err != "" {
 			o.Err = t.err
@@ -207,6 +279,20 @@ func (c *Client) merge(parts []string) (text, bool) {
 		delta.Set("content", s) // data["choices"][0]["delta"]["content"] = merged_text
 	}
 	return c.extractValue(data), true
+}
+
+// parses reports whether a response is a data field whose payload parses
+// (not [DONE]): an event AISBench times (the EveryMessage rule).
+func (c *Client) parses(r string) bool {
+	if r == "" || notDataField(r) {
+		return false
+	}
+	p := removeSSEPrefix(r)
+	if p == "[DONE]" || p == "" {
+		return false
+	}
+	_, ok := c.p.Parse([]byte(p))
+	return ok
 }
 
 // notDataField is not_data_sse_field (genai_perf/utils.py).

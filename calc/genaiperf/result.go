@@ -15,6 +15,12 @@ type Result struct {
 	RequestThroughput float64
 	Latency, TTFT     Stats
 	TTST              Stats
+	// Under AISBench's rules: the output tokens from the usage, whether
+	// every kept request had one, TPOT (inter_token_latency) from them and
+	// the pooled intervals between responses, in ns.
+	UsageTokens  int64
+	UsageKnown   bool
+	TPOT, Pooled Stats
 }
 
 // Key is one key of the saved result: its value (float64), or why it is

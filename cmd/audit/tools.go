@@ -14,7 +14,7 @@ import (
 func toolsCommand(e env) *cli.Command {
 	return &cli.Command{
 		Name:      "tools",
-		Usage:     "what each benchmark tool (AISBench, vLLM, SGLang, EvalScope, AIPerf) would have reported from the same bytes, and why they differ",
+		Usage:     "what each benchmark tool (AISBench, vLLM, SGLang, EvalScope, AIPerf, GenAI-Perf) would have reported from the same bytes, and why they differ",
 		ArgsUsage: "TRACE",
 		Description: `Replays every request through each tool's own client framing and request
 function and computes its metrics with its own code, pinned to a commit
@@ -35,8 +35,9 @@ function and computes its metrics with its own code, pinned to a commit
             profile_export_aiperf.json's metrics (output tokens need its
             tokenizer: not computed)
   genai-perf GenAI-Perf (perf_analyzer 263c5f6e0c7a): a response a read (its
-            C++ client, from its code); _preprocess_response and its
-            metrics; only when named (its rules are not attributed yet)
+            C++ client, from its code; a failed request stops it);
+            _preprocess_response and its metrics (token counts need its
+            tokenizer: not computed)
 
 A run's duration, which vLLM and SGLang take from their wall clock, is the
 trace's span: the first t0 to the last end (EvalScope takes its own from its
