@@ -9,9 +9,11 @@ import (
 )
 
 // FuzzRequest: GenAI-Perf's response preprocessing and metrics, on
-// whatever the genai-perf framer hands them, for both APIs, never panic;
-// the responses kept are among the reads' times, in order, and every one
-// has a text when the request stops nothing; the keys come out finite.
+// whatever the genai-perf framer hands them, for both APIs and under every
+// rule switched, never panic;
+// the responses kept are among the reads' times, in order, and (but for
+// the EveryMessage rule, which keeps events without content) carry a text
+// when nothing raises; the keys come out finite.
 func FuzzRequest(f *testing.F) {
 	for _, s := range []string{
 		"data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\ndata: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[],\"usage\":{}}\n\ndata: [DONE]\n\n",
@@ -20,10 +22,10 @@ func FuzzRequest(f *testing.F) {
 		"\ndata: {\"choices\":[{\"text\":\"a\"}]}\n\n",
 		"data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\n\n",
 	} {
-		f.Add([]byte(s), uint8(7), false)
-		f.Add([]byte(s), uint8(200), true)
+		f.Add([]byte(s), uint8(7), false, uint8(0))
+		f.Add([]byte(s), uint8(200), true, uint8(0xff))
 	}
-	f.Fuzz(func(t *testing.T, body []byte, size uint8, completions bool) {
+	f.Fuzz(func(t *testing.T, body []byte, size uint8, completions bool, rules uint8) {
 		status := int32(200)
 		end := int64(9e9)
 		req := &trace.Request{RequestID: "f", T0Ns: 1e9, EndNs: &end, HTTPStatus: &status}
@@ -39,7 +41,9 @@ func FuzzRequest(f *testing.F) {
 		if completions {
 			api = Completions
 		}
-		c := &Client{API: api}
+		r := Rules{EveryMessage: rules&1 != 0, JSONLoads: rules&2 != 0, Failures: rules&4 != 0, AnyUsage: rules&8 != 0,
+			TPOTOfOne: rules&16 != 0, NoRound: rules&32 != 0, Pooled: rules&64 != 0}
+		c := &Client{API: api, Rules: r}
 		o := c.Request(req.T0Ns, res)
 		k := 0
 		for _, ts := range o.Responses {
@@ -51,14 +55,14 @@ func FuzzRequest(f *testing.F) {
 			}
 			k++
 		}
-		if o.Err == "" && len(o.Responses) > 0 && o.Text == "" {
+		if o.Err == "" && !r.EveryMessage && len(o.Responses) > 0 && o.Text == "" {
 			t.Fatalf("%d responses kept, no text", len(o.Responses))
 		}
-		calc := Calc{}
+		calc := Calc{Rules: r}
 		calc.Add(o)
 		calc.Add(Output{StartNs: 2e9, Responses: []int64{3e9}, Text: "x"})
-		r := calc.Result()
-		for _, k := range r.Keys() {
+		res2 := calc.Result()
+		for _, k := range res2.Keys() {
 			if x, ok := k.Value.(float64); ok && (math.IsInf(x, 0) || math.IsNaN(x)) {
 				t.Fatalf("%s: %v", k.Name, x)
 			}
