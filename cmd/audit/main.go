@@ -150,6 +150,7 @@ Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check,
 			genCommand(e),
 			serveCommand(e),
 			captureCommand(e),
+			tapCommand(e),
 		},
 	}
 	for _, c := range app.Commands {
