@@ -95,6 +95,10 @@ func Decode(enc string, chunks []trace.Chunk) ([]trace.Chunk, error) {
 	result := make(chan error, 1)
 	go func() {
 		r, err := newDecoder(e, f)
+		if err != nil {
+			result <- err
+			return
+		}
 		buf := make([]byte, 32<<10)
 		for err == nil {
 			var n int
@@ -137,6 +141,11 @@ func Decode(enc string, chunks []trace.Chunk) ([]trace.Chunk, error) {
 		for !finished {
 			wait()
 		}
+	}
+	if len(dec) > done && len(chunks) > 0 {
+		// Bytes the decoder held until the body's end (a gzip member's
+		// last bytes wait for its trailer): the last read's.
+		out = append(out, trace.Chunk{TNs: chunks[len(chunks)-1].TNs, Data: dec[done:len(dec):len(dec)]})
 	}
 	if chunks == nil {
 		out = nil
