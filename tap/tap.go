@@ -358,7 +358,14 @@ const ClientCanceled = "client_canceled"
 func (p *Proxy) finish(ex *exchange, ctx context.Context) {
 	now := p.clock.Now()
 	ex.mu.Lock()
-	if ctx.Err() != nil && (!ex.ended || len(ex.errs) > 0) {
+	switch {
+	case ctx.Err() != nil && (!ex.ended || len(ex.errs) > 0) && ex.encoding == "" && endsWithDone(ex.data):
+		// The client closed once it had the stream's last event, as
+		// AISBench's client does (it stops at [DONE] and drops the
+		// connection): the stream ended there.
+		ex.errs = nil
+		ex.end, ex.ended = ex.times[len(ex.times)-1], true
+	case ctx.Err() != nil && (!ex.ended || len(ex.errs) > 0):
 		// The client went away: whatever error the upstream side saw
 		// followed from it.
 		ex.errs = []string{ClientCanceled + ": the client closed the connection before the answer ended"}
@@ -383,4 +390,11 @@ func (p *Proxy) finish(ex *exchange, ctx context.Context) {
 
 func isEventStream(ct string) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "text/event-stream")
+}
+
+// endsWithDone reports whether a body ends with the event data: [DONE]
+// (and its blank line, or part of it).
+func endsWithDone(b []byte) bool {
+	b = bytes.TrimRight(b, "\r\n")
+	return bytes.HasSuffix(b, []byte("[DONE]")) && bytes.HasSuffix(bytes.TrimSpace(bytes.TrimSuffix(b, []byte("[DONE]"))), []byte("data:"))
 }

@@ -151,6 +151,7 @@ Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check,
 			serveCommand(e),
 			captureCommand(e),
 			tapCommand(e),
+			lagCommand(e),
 		},
 	}
 	for _, c := range app.Commands {
