@@ -91,7 +91,9 @@ func matchByTime(wire, client []Request, w, c []int) []Pair {
 	var cands []cand
 	for k, j := range c {
 		for r := max(0, k-maxRankDistance); r < min(len(w), k+maxRankDistance+1); r++ {
-			cands = append(cands, cand{distance(&client[j], &wire[w[r]], d), k, r})
+			if alike(&client[j], &wire[w[r]]) {
+				cands = append(cands, cand{distance(&client[j], &wire[w[r]], d), k, r})
+			}
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(a.cost, b.cost) })
@@ -105,6 +107,22 @@ func matchByTime(wire, client []Request, w, c []int) []Pair {
 		pairs = append(pairs, Pair{Wire: w[x.r], Client: c[x.k]})
 	}
 	return pairs
+}
+
+// alike reports whether two sides may be one request: about as many
+// events (within a quarter, or 2) and about as long (within half the
+// wire's duration, or 50 ms). A request without events on a side (failed)
+// is alike any.
+func alike(c, w *Request) bool {
+	if len(c.Points) == 0 || len(w.Points) == 0 {
+		return true
+	}
+	dc := abs(int64(len(c.Points) - len(w.Points)))
+	if dc > max(2, int64(len(w.Points))/4) {
+		return false
+	}
+	cd, wd := c.EndNs-c.T0Ns, w.EndNs-w.T0Ns
+	return abs(cd-wd) <= max(50e6, wd/2)
 }
 
 // distance is how far apart two sides of a request are, d removed: the

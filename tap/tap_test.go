@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -481,5 +479,32 @@ func TestRequestTooLarge(t *testing.T) {
 	}
 }
 
-var _ = errors.New
-var _ = fmt.Sprint
+
+// A client that closes once it has data: [DONE] (AISBench's does) ended
+// the stream: no error; one that closes before: client_canceled.
+func TestClientClosesAfterDone(t *testing.T) {
+	hold := make(chan struct{})
+	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, strings.Join(events, ""))
+		w.(http.Flusher).Flush()
+		select { // the chunked body's end is not sent yet
+		case <-req.Context().Done():
+		case <-hold:
+		}
+	}), tap.Options{})
+	defer close(hold)
+	resp, err := r.post(context.Background(), "/v1/chat/completions", chatBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadFull(resp.Body, make([]byte, len(strings.Join(events, ""))))
+	resp.Body.Close() // before the body's end: the connection is dropped
+	for r.proxy.Stats().Recorded == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	reqs, _ := r.requests(false)
+	if q := reqs[0]; q.Failed() || *q.EndNs != q.Chunks[len(q.Chunks)-1].TNs {
+		t.Fatalf("closed after [DONE]: error %v", q.Error)
+	}
+}

@@ -76,8 +76,8 @@ Examples:
 				return err
 			}
 			rep := lag.Compare(wire, client, lag.Options{Threshold: cmd.Float64("threshold"), Known: known})
-			if rep.Matched == 0 {
-				return fmt.Errorf("lag: no request of %s matches one of %s (%d and %d requests): are they the same run?", clientPath, wirePath, len(client), len(wire))
+			if rep.Compared == 0 {
+				return fmt.Errorf("lag: no request of %s that succeeded matches a successful one of %s (%d and %d requests, %d matched): are they the same run?", clientPath, wirePath, len(client), len(wire), rep.Matched)
 			}
 			src := lag.Sources{Wire: wirePath, Client: clientPath}
 			return writeOutput(e, cmd, func(w io.Writer) error {
