@@ -479,7 +479,6 @@ func TestRequestTooLarge(t *testing.T) {
 	}
 }
 
-
 // A client that closes once it has data: [DONE] (AISBench's does) ended
 // the stream: no error; one that closes before: client_canceled.
 func TestClientClosesAfterDone(t *testing.T) {
