@@ -133,17 +133,17 @@ func Compare(wire, client []Request, opts Options) *Report {
 	rep.ByInFlight = buckets(events)
 	rep.SlopeNsPerStream = slope(events)
 	rep.Metrics = mv.metrics()
-	if f := findings.ClientLag(rep.Lag.P50, rep.metric("ITL"), opts.Threshold); f != nil {
+	if f := findings.ClientLag(rep.Lag.P50, rep.metric("ITL"), rep.metric("TTFT"), opts.Threshold); f != nil {
 		rep.Findings = append(rep.Findings, *f)
 	}
 	return rep
 }
 
-// metric is the named metric's client and wire means, for the finding.
+// metric is the named metric's client and wire figures, for the finding.
 func (r *Report) metric(name string) findings.LagMetric {
 	for _, m := range r.Metrics {
 		if m.Name == name {
-			return findings.LagMetric{ClientMeanNs: m.Client.Mean, WireMeanNs: m.Wire.Mean, N: m.Wire.N}
+			return findings.LagMetric{ClientMeanNs: m.Client.Mean, WireMeanNs: m.Wire.Mean, ClientP99Ns: m.Client.P99, WireP99Ns: m.Wire.P99, N: m.Wire.N}
 		}
 	}
 	return findings.LagMetric{}

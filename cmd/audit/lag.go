@@ -43,8 +43,9 @@ from its own time points and with the wire's times, and the client-lag finding
 when the median lag is at least --threshold of the wire's mean ITL.
 
 Examples:
-  audit lag --wire testdata/tap/aisbench/wire.arrows --client testdata/tap/aisbench/work_dir
-  audit lag --format json --wire run.arrows --client client.jsonl`,
+  audit lag --wire testdata/tap/aisbench/fast/wire.arrows --client testdata/tap/aisbench/fast/work_dir
+  audit lag --format json --wire testdata/tap/aisbench/slow/wire.arrows --client testdata/tap/aisbench/slow/work_dir
+  $ audit lag --wire run.arrows --client client.jsonl   (client.jsonl: audit import --from vllm ...)`,
 		Flags: slices.Concat(formatFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "wire", Usage: "the trace audit tap recorded (required)"},
 			&cli.StringFlag{Name: "client", Usage: "the client's records: an AISBench work_dir or a trace (required)"},
