@@ -89,7 +89,8 @@ func CreateFile(path string, opts trace.WriteOptions, flushEvery int) (*File, er
 		return nil, err
 	}
 	cf.f = f
-	if err := cf.commit(); err == nil {
+	err = cf.commit()
+	if err == nil {
 		err = f.Sync()
 	}
 	if err == nil {

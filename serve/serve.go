@@ -63,6 +63,7 @@ const (
 // http.Handler.
 type Server struct {
 	opts   Options
+	path   string // the trace's, for messages
 	bodies budget // of the request bodies held at once
 
 	mu       sync.Mutex
@@ -98,6 +99,7 @@ func New(r trace.Reader, opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, src: r, promptAt: -1, ended: make(chan struct{}), bodies: budget{left: opts.MaxBodyMemory}}
 	info := r.Info()
+	s.path = info.Path
 	for i, x := range info.Extra {
 		if x.Name == PromptColumn && (x.Kind == trace.ExtraString || x.Kind == trace.ExtraJSON) {
 			s.promptAt = i
@@ -105,6 +107,9 @@ func New(r trace.Reader, opts Options) (*Server, error) {
 	}
 	if !opts.Match {
 		s.readAhead()
+		if s.ahead != nil && s.ahead.TimePointsOnly() {
+			return nil, timePointsOnly(info.Path, s.ahead)
+		}
 		return s, s.srcErr
 	}
 	if s.promptAt < 0 {
@@ -114,6 +119,9 @@ func New(r trace.Reader, opts Options) (*Server, error) {
 	s.byPrompt = map[string][]*trace.Request{}
 	for r.Scan() {
 		req := r.Request().Clone()
+		if req.TimePointsOnly() {
+			return nil, timePointsOnly(info.Path, req)
+		}
 		p, err := promptValue(req.Extra[s.promptAt], kind)
 		if err != nil {
 			return nil, fmt.Errorf("%s: request %q: column %s: %v", info.Path, req.RequestID, PromptColumn, err)
@@ -129,6 +137,13 @@ func New(r trace.Reader, opts Options) (*Server, error) {
 		close(s.ended)
 	}
 	return s, nil
+}
+
+// timePointsOnly is the error of a trace that holds what a client recorded,
+// not the bytes it read: there is nothing to send.
+func timePointsOnly(path string, req *trace.Request) error {
+	return fmt.Errorf("%s: request %s holds time points only, not the bytes of its stream (a trace imported from another tool's records): there is nothing to serve; audit report and audit check read it, audit capture or audit tap record a trace that can be served",
+		path, trace.QuoteID(req.RequestID))
 }
 
 func promptValue(v trace.Value, kind trace.ExtraKind) (string, error) {
@@ -425,6 +440,11 @@ func sleepUntil(r *http.Request, t time.Time) bool {
 }
 
 func (s *Server) replay(w http.ResponseWriter, r *http.Request, req *trace.Request, arrival time.Time) {
+	if req.TimePointsOnly() { // a trace mixing both kinds: refused, never an empty 200
+		s.logf("%s %s: %s: time points only, no bytes to serve", r.RemoteAddr, r.URL.Path, req.RequestID)
+		http.Error(w, timePointsOnly(s.path, req).Error(), http.StatusInternalServerError)
+		return
+	}
 	end := arrival
 	if req.EndNs != nil {
 		end = s.at(arrival, req, *req.EndNs)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/sseaudit/sseaudit/calc/evalscope"
 	"github.com/sseaudit/sseaudit/calc/sglang"
 	"github.com/sseaudit/sseaudit/calc/vllm"
 	"github.com/sseaudit/sseaudit/internal/parallel"
@@ -101,6 +102,20 @@ func Run(open Opener, opts Options) (*Report, error) {
 				}
 				e.all = newSGLang(t, rep.API, all, true, true)
 			}
+		case "evalscope":
+			e.own = newEvalScope(t, evalscope.Rules{}, false)
+			if opts.Why {
+				var all evalscope.Rules
+				for _, rs := range evalscopeRules {
+					var rules evalscope.Rules
+					if rs.set != nil {
+						rs.set(&rules)
+						rs.set(&all)
+					}
+					e.rules = append(e.rules, newEvalScope(t, rules, rs.framing))
+				}
+				e.all = newEvalScope(t, all, true)
+			}
 		default:
 			return nil, fmt.Errorf("tools: %s has no calculator", t.Name)
 		}
@@ -166,6 +181,10 @@ func ruleList(tool string) []Rule {
 		for _, r := range sglangRules {
 			rs = append(rs, r.Rule)
 		}
+	case "evalscope":
+		for _, r := range evalscopeRules {
+			rs = append(rs, r.Rule)
+		}
 	}
 	return rs
 }
@@ -209,6 +228,7 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, api string, r
 		err = record.EachReplayWith(r, p.opts, func() func(*record.Replayed) *prepared {
 			vc := &vllm.Client{API: vllm.API(api)}
 			sc := &sglang.Client{API: sglang.API(api)}
+			ec := &evalscope.Client{}
 			return func(rr *record.Replayed) *prepared {
 				var pr prepared
 				if rr.Replay.Transport == "" {
@@ -217,6 +237,9 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, api string, r
 					}
 					if p.reads["sglang"] {
 						pr.sglang = sc.Read(rr.Replay)
+					}
+					if p.reads["evalscope"] {
+						pr.evalscope = ec.Read(rr.Replay)
 					}
 				}
 				return &pr

@@ -84,3 +84,8 @@ func RowError(file string, rowGroup int, row int64, column, format string, args 
 
 // ErrLimit is wrapped by errors that exceed a configured limit.
 var ErrLimit = errors.New("limit exceeded")
+
+// ErrCut marks a file that ends inside a message (an Arrow IPC stream cut
+// inside a record batch: a capture interrupted, a copy cut short): what was
+// written before the cut may still be salvaged.
+var ErrCut = errors.New("the file ends inside a message: cut short")

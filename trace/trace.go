@@ -49,6 +49,13 @@ func (r *Request) Failed() bool {
 	return r.Error != nil || r.HTTPStatus == nil || *r.HTTPStatus != 200
 }
 
+// TimePointsOnly reports whether the request holds what a client recorded
+// (its time points) instead of the bytes it read: a trace imported from
+// another tool's records. Its events are the time points themselves.
+func (r *Request) TimePointsOnly() bool {
+	return r.Chunks == nil && r.TimePointsS != nil
+}
+
 // Layout is how requests are laid out in a file.
 type Layout string
 
@@ -120,6 +127,10 @@ const (
 	KeyMaxConcurrency = "sseaudit.max_concurrency"
 	KeyRequestRate    = "sseaudit.request_rate"
 	KeySource         = "sseaudit.source"
+	// KeyStartTimes is set, with the reason, when the requests' send times
+	// are unknown (a trace imported from records that lack them: every
+	// request starts at 0); its presence is what matters.
+	KeyStartTimes = KeyRunPrefix + "start_times"
 	// KeyExtraKindPrefix + column name records an extra column's ExtraKind
 	// where the file format cannot say it (JSON text in a utf8 column).
 	KeyExtraKindPrefix = "sseaudit.extra_kind."

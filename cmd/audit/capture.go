@@ -217,10 +217,10 @@ func writeSummary(w io.Writer, s capture.Summary, out string, file *capture.File
 	if s.Elapsed > 0 {
 		rate = float64(s.Written) / s.Elapsed.Seconds()
 	}
-	fmt.Fprintf(w, "capture: %d sent, %d captured, %d on disk in %s, %d failed, %d canceled (not written); %s; %d body bytes in %.1fs (%.2f req/s)\n",
-		s.Sent, s.Written, onDisk, out, s.Failed, s.Canceled, strings.Join(outcomes, ", "), s.BodyBytes, s.Elapsed.Seconds(), rate)
+	fmt.Fprintf(w, "capture: %d sent, %d written to %s, %d failed, %d canceled (not written); %s; %d body bytes in %.1fs (%.2f req/s)\n",
+		s.Sent, onDisk, out, s.Failed, s.Canceled, strings.Join(outcomes, ", "), s.BodyBytes, s.Elapsed.Seconds(), rate)
 	if lost := s.Written - onDisk; lost > 0 {
-		fmt.Fprintf(w, "capture: %d captured requests did not reach the disk (the write failed)\n", lost)
+		fmt.Fprintf(w, "capture: %d more requests were captured but did not reach the disk (the write failed)\n", lost)
 	}
 	if file.Partial() {
 		fmt.Fprintf(w, "capture: %s ends inside a record batch: audit capture --salvage %s -o NEW.arrows keeps the %d requests before it\n", out, out, onDisk)

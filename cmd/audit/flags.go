@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -74,6 +75,8 @@ func limitFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "max-requests", Value: d.MaxRequests, Usage: "most requests a trace may hold"},
 		&cli.Int64Flag{Name: "max-grouping-rows", Value: d.MaxGroupingRows, Usage: "most rows held in memory to group a flat file whose requests are not contiguous"},
 		&cli.Int64Flag{Name: "max-event-bytes", Value: d.MaxEventBytes, Usage: "largest event payload replay parses"},
+		&cli.Int64Flag{Name: "max-id-bytes", Value: d.MaxIDBytes, Usage: "longest request_id a trace may hold"},
+		&cli.Int64Flag{Name: "max-extra-columns", Value: d.MaxExtraColumns, Usage: "most extra columns (keys or columns outside the trace schema) a trace may have"},
 	}
 }
 
@@ -83,6 +86,8 @@ func limitsFrom(cmd *cli.Command) trace.Limits {
 		MaxRequests:     cmd.Int64("max-requests"),
 		MaxGroupingRows: cmd.Int64("max-grouping-rows"),
 		MaxEventBytes:   cmd.Int64("max-event-bytes"),
+		MaxIDBytes:      cmd.Int64("max-id-bytes"),
+		MaxExtraColumns: cmd.Int64("max-extra-columns"),
 	}
 }
 
@@ -139,6 +144,16 @@ func lookupFormat(cmd *cli.Command, flag, path string) (*trace.Format, error) {
 	}
 	return nil, usagef("%s: %s: cannot tell the trace format from the extension %q: want .parquet, .arrow, .arrows or .jsonl, or give --%s %s",
 		cmd.Name, path, filepath.Ext(path), flag, strings.Join(trace.Formats(), "|"))
+}
+
+// errorHint is the command that may fix a failure, or "": a trace cut
+// inside a record batch is salvaged by capture --salvage.
+func errorHint(err error) string {
+	var te *trace.Error
+	if !errors.Is(err, trace.ErrCut) || !errors.As(err, &te) || te.RowGroup < 0 { // cut inside the schema: nothing to salvage
+		return ""
+	}
+	return fmt.Sprintf("a capture interrupted? 'audit capture --salvage %s -o saved.arrows' keeps every complete batch", te.File)
 }
 
 // notATrace says what the file or folder at path is when it is another

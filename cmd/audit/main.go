@@ -82,7 +82,11 @@ func runEnv(e env, args []string) int {
 		fmt.Fprintf(e.stderr, "run 'audit --help' or 'audit COMMAND --help' for usage\n")
 		return exitUsage
 	case errors.As(err, &ae):
-		fmt.Fprintf(e.stderr, "audit: %v\n", ae.err)
+		if hint := errorHint(ae.err); hint != "" {
+			fmt.Fprintf(e.stderr, "audit: %v; %s\n", ae.err, hint) // one line still
+		} else {
+			fmt.Fprintf(e.stderr, "audit: %v\n", ae.err)
+		}
 		return exitFailure
 	default:
 		// Flag parsing and unknown commands come from cli.

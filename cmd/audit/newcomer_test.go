@@ -20,7 +20,7 @@ func TestIssue20ReadmeBuildsOutsidePackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	builds := regexp.MustCompile("go build -o (\\S+) \\./cmd/audit").FindAllStringSubmatch(string(readme), -1)
+	builds := regexp.MustCompile(`go build -o (\S+) \./cmd/audit`).FindAllStringSubmatch(string(readme), -1)
 	if len(builds) == 0 {
 		t.Fatal("README gives no go build -o command")
 	}
@@ -193,8 +193,14 @@ func TestIssue20NoMachinePaths(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		if d.Name() == ".git" { // a worktree's .git is a file naming its main checkout
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "bin") {
+			if path != root && d.Name() == "bin" {
 				return filepath.SkipDir
 			}
 			return nil
@@ -273,5 +279,98 @@ func TestIssue20SplitReplayMerge(t *testing.T) {
 	_, stderr, code = runCLI(t, "", "split", "--parts", "11", "-o", t.TempDir(), trace)
 	if code != 1 || !strings.Contains(stderr, "holds 10 requests") {
 		t.Errorf("--parts 11 of 10 requests: exit %d, %s", code, stderr)
+	}
+}
+
+// Item 8: errors that point to the fix: a capture cut inside a record batch
+// names capture --salvage; a trace format the extension does not tell names
+// --in-format.
+func TestIssue20ErrorHints(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.arrows")
+	if _, stderr, code := runCLI(t, "", "gen", "--requests", "20", "--seed", "1", "-o", full); code != 0 {
+		t.Fatal(stderr)
+	}
+	b, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.arrows")
+	if err := os.WriteFile(cut, b[:len(b)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"report", "inspect", "events"} {
+		_, stderr, code := runCLI(t, "", cmd, cut)
+		if code != 1 || !strings.Contains(stderr, "audit capture --salvage "+cut) {
+			t.Errorf("%s of a cut stream: exit %d, stderr %q; want the salvage command", cmd, code, stderr)
+		}
+	}
+	// Cut inside the schema: nothing to salvage, no such hint.
+	if err := os.WriteFile(cut, b[:20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLI(t, "", "report", cut); code != 1 || strings.Contains(stderr, "--salvage") {
+		t.Errorf("a stream cut inside its schema: exit %d, stderr %q", code, stderr)
+	}
+	noExt := filepath.Join(dir, "trace.data")
+	if err := os.WriteFile(noExt, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "", "report", noExt)
+	if code != 2 || !strings.Contains(stderr, "--in-format") {
+		t.Errorf("report of trace.data: exit %d, stderr %q; want a usage error naming --in-format", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "report", "--in-format", "arrows", noExt); code != 0 {
+		t.Errorf("--in-format arrows: exit %d, %s", code, stderr)
+	}
+}
+
+// Item 10: serve of a trace holding time points only (imported from
+// AISBench) is refused with the reason, before it listens.
+func TestIssue20ServeTimePointsOnly(t *testing.T) {
+	imported := filepath.Join(t.TempDir(), "imported.jsonl")
+	if _, stderr, code := runCLI(t, "", "import", "--from", "aisbench", filepath.Join("testdata", "aisbench", "basic"), "-o", imported); code != 0 {
+		t.Fatal(stderr)
+	}
+	_, stderr, code := runCLI(t, "", "serve", "--listen", "127.0.0.1:0", imported)
+	if code != 1 || !strings.Contains(stderr, "time points only") || !strings.Contains(stderr, "nothing to serve") {
+		t.Errorf("serve of an imported trace: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// Issue 19: a trace without send times (a vLLM result saved before
+// start_times) has its timeline figures refused or marked, never printed
+// as the run's.
+func TestNoSendTimesRefused(t *testing.T) {
+	dir := t.TempDir()
+	imported := filepath.Join(dir, "nst.jsonl")
+	if _, stderr, code := runCLI(t, "", "import", "--from", "vllm", filepath.Join("testdata", "import", "vllm", "no-start-times.json"), "-o", imported); code != 0 {
+		t.Fatal(stderr)
+	}
+	out := filepath.Join(dir, "ais")
+	stdout, stderr, code := runCLI(t, "", "report", "--aisbench-out", out, imported)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"no-timeline", "native (stable): the trace has no send times", "not the run's"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if !strings.Contains(stderr, "total.json not written") {
+		t.Errorf("stderr %q", stderr)
+	}
+	for name, want := range map[string]bool{"total.csv": true, "total.json": false, "stable.error": true} {
+		if _, err := os.Stat(filepath.Join(out, name)); (err == nil) != want {
+			t.Errorf("%s written: %v, want %v", name, err == nil, want)
+		}
+	}
+	// The same requests with send times: no such finding.
+	withTimes := filepath.Join(dir, "with.jsonl")
+	if _, stderr, code := runCLI(t, "", "import", "--from", "vllm", filepath.Join("testdata", "import", "vllm", "result.json"), "-o", withTimes); code != 0 {
+		t.Fatal(stderr)
+	}
+	if stdout, _, _ := runCLI(t, "", "report", withTimes); strings.Contains(stdout, "no-timeline") {
+		t.Error("a trace with send times has the no-timeline finding")
 	}
 }

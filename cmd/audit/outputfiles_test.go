@@ -16,7 +16,7 @@ import (
 
 // outputCommands are the commands of the issue, each writing to {}.
 var outputCommands = map[string][]string{
-	"report":  {"report", "testdata/traces/basic.jsonl", "-o"},
+	"report":  {"report", "--format", "text", "testdata/traces/basic.jsonl", "-o"},
 	"convert": {"convert", "testdata/traces/basic.jsonl", "-o"},
 }
 

@@ -280,6 +280,7 @@ func (b *reportBuild) run(e env, cmd *cli.Command) (*audit.Report, error) {
 		noMaxConcurrency(e, cmd.Name, path, trace.KeyMaxConcurrency)
 	}
 	b.cfg.MaxConcurrency = c
+	b.cfg.NoTimeline, _ = r.Info().Meta.Get(trace.KeyStartTimes)
 	if b.html {
 		if b.whatIf, err = newDefaultWhatIf(c, b.cfg.Stats); err != nil {
 			return nil, err
@@ -354,6 +355,14 @@ func writeAISBenchFiles(e env, rep *audit.Report, dir string) error {
 		}
 		if err := atomicfile.WriteFile(base+".csv", func(w io.Writer) error { return rep.WriteStageCSV(w, st) }); err != nil {
 			return err
+		}
+		var noTimeline *aisbench.NoTimelineError
+		if err := rep.WriteStageJSON(io.Discard, st); errors.As(err, &noTimeline) {
+			// The per-request rows stand; the common metrics divide by a
+			// timeline the trace does not have.
+			fmt.Fprintf(e.stderr, "audit: warning: %s stage: %s.json not written: %v\n", st, base, noTimeline)
+			removeIfExists(base+".json", base+".error")
+			continue
 		}
 		if err := atomicfile.WriteFile(base+".json", func(w io.Writer) error { return rep.WriteStageJSON(w, st) }); err != nil {
 			return err

@@ -120,7 +120,7 @@ func TestIssue21ServeBodyMemory(t *testing.T) {
 		maxMB  int64
 	}{
 		{"drop", nil, 60, 150},
-		{"match", []string{"--match"}, 20, 400},
+		{"match", []string{"--match", "--max-body-memory", "134217728"}, 20, 300},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := freePort(t)

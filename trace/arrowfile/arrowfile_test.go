@@ -421,7 +421,7 @@ func TestBadInput(t *testing.T) {
 		{name: "wrong magic", f: formats[0], data: append([]byte("PAR1xxxxxxxxxxxxxxxxxxxxxx"), valid[26:]...),
 			want: `bad.arrow: does not start with the Arrow IPC file magic "ARROW1": want an Arrow IPC file`},
 		{name: "file read as a stream", f: formats[1], data: valid,
-			want: `bad.arrow: is an Arrow IPC file, not a stream: name it .arrow or read it with --format arrow`},
+			want: `bad.arrow: is an Arrow IPC file, not a stream: name it .arrow or read it with --in-format arrow`},
 		{name: "corrupt footer", f: formats[0], data: corruptFooter(valid),
 			want: `bad.arrow: corrupt Arrow IPC file footer: flatbuffer offset`},
 		{name: "missing t0_ns", f: formats[0],

@@ -57,7 +57,7 @@ func openStream(src trace.Source, mem memory.Allocator) (r trace.Reader, err err
 	defer recoverCorrupt(src.Name, -1, &err)
 	var head [len("ARROW1")]byte
 	if n, _ := src.File.ReadAt(head[:], 0); n == len(head) && bytes.Equal(head[:], fileMagic) {
-		return nil, trace.FileError(src.Name, nil, "is an Arrow IPC file, not a stream: name it .arrow or read it with --format arrow")
+		return nil, trace.FileError(src.Name, nil, "is an Arrow IPC file, not a stream: name it .arrow or read it with --in-format arrow")
 	}
 	mem = newBoundedAllocator(mem, memoryBudget(src))
 	noEOS := new(atomic.Bool)
@@ -110,7 +110,7 @@ func checkFile(src trace.Source) ([]fileBlock, error) {
 		return nil, trace.FileError(src.Name, err, "cannot read the file")
 	}
 	if !bytes.Equal(head[:], fileMagic) {
-		return nil, trace.FileError(src.Name, nil, "does not start with the Arrow IPC file magic %q: want an Arrow IPC file (an Arrow IPC stream is read as .arrows, --format arrows)", fileMagic)
+		return nil, trace.FileError(src.Name, nil, "does not start with the Arrow IPC file magic %q: want an Arrow IPC file (an Arrow IPC stream is read as .arrows, or with --in-format arrows)", fileMagic)
 	}
 	if _, err := src.File.ReadAt(tail[:], src.Size-tailLen); err != nil {
 		return nil, trace.FileError(src.Name, err, "cannot read the file")

@@ -48,12 +48,12 @@ func (m *messageReader) Message() (*ipc.Message, error) {
 			}
 			return nil, io.EOF
 		}
-		return nil, fmt.Errorf("arrow/ipc: could not read message length: %w", err)
+		return nil, fmt.Errorf("arrow/ipc: could not read message length: %w (%w)", err, trace.ErrCut)
 	}
 	n := binary.LittleEndian.Uint32(word[:])
 	if n == continuationMarker {
 		if _, err := io.ReadFull(m.r, word[:]); err != nil {
-			return nil, fmt.Errorf("arrow/ipc: could not read message length: %w", noEOF(err))
+			return nil, fmt.Errorf("arrow/ipc: could not read message length: %w (%w)", noEOF(err), trace.ErrCut)
 		}
 		n = binary.LittleEndian.Uint32(word[:])
 	}
@@ -66,24 +66,24 @@ func (m *messageReader) Message() (*ipc.Message, error) {
 		return nil, io.EOF
 	}
 	if int64(n) > m.size {
-		return nil, fmt.Errorf("arrow/ipc: message metadata length %d is more than the file size %d", n, m.size)
+		return nil, fmt.Errorf("arrow/ipc: message metadata length %d is more than the file size %d (%w)", n, m.size, trace.ErrCut)
 	}
 	meta := make([]byte, n)
 	if _, err := io.ReadFull(m.r, meta); err != nil {
-		return nil, fmt.Errorf("arrow/ipc: could not read message metadata: %w", noEOF(err))
+		return nil, fmt.Errorf("arrow/ipc: could not read message metadata: %w (%w)", noEOF(err), trace.ErrCut)
 	}
 	_, bodyLen, err := checkMessage(meta)
 	if err != nil {
 		return nil, fmt.Errorf("arrow/ipc: corrupt message metadata: %w", err)
 	}
 	if bodyLen < 0 || bodyLen > m.size {
-		return nil, fmt.Errorf("arrow/ipc: message body length %d is more than the file size %d", bodyLen, m.size)
+		return nil, fmt.Errorf("arrow/ipc: message body length %d is more than the file size %d (%w)", bodyLen, m.size, trace.ErrCut)
 	}
 	body := memory.NewResizableBuffer(m.mem)
 	defer body.Release()
 	body.Resize(int(bodyLen))
 	if _, err := io.ReadFull(m.r, body.Bytes()); err != nil {
-		return nil, fmt.Errorf("arrow/ipc: could not read message body: %w", noEOF(err))
+		return nil, fmt.Errorf("arrow/ipc: could not read message body: %w (%w)", noEOF(err), trace.ErrCut)
 	}
 	m.msg = ipc.NewMessage(memory.NewBufferBytes(meta), body)
 	return m.msg, nil
