@@ -16,59 +16,96 @@ type Sources struct{ Wire, Client string }
 
 func ms(ns float64) string { return fmt.Sprintf("%.3f", ns/1e6) }
 
-// WriteText writes the report as text.
-func (r *Report) WriteText(w io.Writer, src Sources) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "wire    %s: %d requests\n", src.Wire, r.WireRequests)
-	fmt.Fprintf(&b, "client  %s: %d requests\n", src.Client, r.ClientRequests)
-	fmt.Fprintf(&b, "matched %d (%d by prompt, %d by order and time); compared %d (successful on both sides)\n",
-		r.Matched, r.ByPrompt, r.Matched-r.ByPrompt, r.Compared)
+// table is one of the report's tables, rendered as text or HTML.
+type table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+	Note   string // a line after the table
+}
+
+// summary is the report's opening lines: the inputs, the matching, the
+// clocks' offset and the events counted.
+func (r *Report) summary(src Sources) []string {
+	lines := []string{
+		fmt.Sprintf("wire    %s: %d requests", src.Wire, r.WireRequests),
+		fmt.Sprintf("client  %s: %d requests", src.Client, r.ClientRequests),
+		fmt.Sprintf("matched %d (%d by prompt, %d by order and time); compared %d (successful on both sides)",
+			r.Matched, r.ByPrompt, r.Matched-r.ByPrompt, r.Compared),
+	}
 	o := r.Offset
-	switch {
-	case !o.Bounded:
-		b.WriteString("clock offset: unknown (no request to compare)\n")
-	default:
-		fmt.Fprintf(&b, "clock offset: client = wire + %.6f s (%s); bounds %.6f to %.6f s",
+	if !o.Bounded {
+		lines = append(lines, "clock offset: unknown (no request to compare)")
+	} else {
+		l := fmt.Sprintf("clock offset: client = wire + %.6f s (%s); bounds %.6f to %.6f s",
 			float64(o.Ns)/1e9, o.Source, float64(o.LowNs)/1e9, float64(o.HighNs)/1e9)
 		if !o.Consistent {
-			b.WriteString(" — inconsistent (low above high): requests matched wrongly, or clocks that drift")
+			l += " — inconsistent (low above high): requests matched wrongly, or clocks that drift"
 		}
-		b.WriteString("\n")
+		lines = append(lines, l)
 	}
 	e := r.Events
-	fmt.Fprintf(&b, "events: %d aligned; %d merged by the client into a later one; %d timed by the client, not on the wire; %d on the wire, never timed\n",
-		e.Aligned, e.Merged, e.ClientOnly, e.NeverTimed)
+	lines = append(lines, fmt.Sprintf("events: %d aligned; %d merged by the client into a later one; %d timed by the client, not on the wire; %d on the wire, never timed",
+		e.Aligned, e.Merged, e.ClientOnly, e.NeverTimed))
 	if e.DifferCount > 0 {
-		fmt.Fprintf(&b, "  %d requests count different events on the two sides: %s\n", e.DifferCount, strings.Join(e.Differ, ", "))
+		lines = append(lines, fmt.Sprintf("  %d requests count different events on the two sides: %s", e.DifferCount, strings.Join(e.Differ, ", ")))
 	}
-	b.WriteString("\nlag per event (client time point - wire arrival - offset), ms\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tN\tMin\tP50\tAverage\tP90\tP99\tMax\t")
-	distRow(tw, "lag", r.Lag)
-	tw.Flush()
+	return lines
+}
+
+var distHeader = []string{"N", "Min", "P50", "Average", "P90", "P99", "Max"}
+
+func distCells(name string, d Dist) []string {
+	return []string{name, fmt.Sprint(d.N), ms(d.Min), ms(d.P50), ms(d.Mean), ms(d.P90), ms(d.P99), ms(d.Max)}
+}
+
+// tables are the report's tables in order.
+func (r *Report) tables() []table {
+	ts := []table{{
+		Title:  "lag per event (client time point - wire arrival - offset), ms",
+		Header: append([]string{""}, distHeader...),
+		Rows:   [][]string{distCells("lag", r.Lag)},
+	}}
 	if len(r.ByInFlight) > 0 {
-		b.WriteString("\nlag by requests in flight on the wire, ms\n")
-		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "in flight\tN\tMin\tP50\tAverage\tP90\tP99\tMax\t")
+		t := table{Title: "lag by requests in flight on the wire, ms", Header: append([]string{"in flight"}, distHeader...),
+			Note: fmt.Sprintf("slope: %.3f ms more lag a request in flight (least squares)", r.SlopeNsPerStream/1e6)}
 		for _, k := range r.ByInFlight {
 			name := fmt.Sprint(k.Lo)
 			if k.Hi != k.Lo {
 				name = fmt.Sprintf("%d-%d", k.Lo, k.Hi)
 			}
-			distRow(tw, name, k.Lag)
+			t.Rows = append(t.Rows, distCells(name, k.Lag))
 		}
-		tw.Flush()
-		fmt.Fprintf(&b, "slope: %.3f ms more lag a request in flight (least squares)\n", r.SlopeNsPerStream/1e6)
+		ts = append(ts, t)
 	}
 	if len(r.Metrics) > 0 {
-		b.WriteString("\nthe client's metrics (AISBench's formulas), from its time points and with the wire's times, ms\n")
-		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "metric\tN\tclient P50\twire P50\tclient Average\twire Average\tclient P99\twire P99\t")
+		t := table{Title: "the client's metrics (AISBench's formulas), from its time points and with the wire's times, ms",
+			Header: []string{"metric", "N", "client P50", "wire P50", "client Average", "wire Average", "client P99", "wire P99"}}
 		for _, m := range r.Metrics {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m.Name, m.Client.N, ms(m.Client.P50), ms(m.Wire.P50),
-				ms(m.Client.Mean), ms(m.Wire.Mean), ms(m.Client.P99), ms(m.Wire.P99))
+			t.Rows = append(t.Rows, []string{m.Name, fmt.Sprint(m.Client.N), ms(m.Client.P50), ms(m.Wire.P50),
+				ms(m.Client.Mean), ms(m.Wire.Mean), ms(m.Client.P99), ms(m.Wire.P99)})
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// WriteText writes the report as text.
+func (r *Report) WriteText(w io.Writer, src Sources) error {
+	var b strings.Builder
+	for _, l := range r.summary(src) {
+		b.WriteString(l + "\n")
+	}
+	for _, t := range r.tables() {
+		b.WriteString("\n" + t.Title + "\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		for _, row := range append([][]string{t.Header}, t.Rows...) {
+			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 		}
 		tw.Flush()
+		if t.Note != "" {
+			b.WriteString(t.Note + "\n")
+		}
 	}
 	b.WriteString("\nfindings\n")
 	if len(r.Findings) == 0 {
@@ -79,10 +116,6 @@ func (r *Report) WriteText(w io.Writer, src Sources) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func distRow(w io.Writer, name string, d Dist) {
-	fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, d.N, ms(d.Min), ms(d.P50), ms(d.Mean), ms(d.P90), ms(d.P99), ms(d.Max))
 }
 
 type jsonDist struct {

@@ -45,8 +45,9 @@ when the median lag is at least --threshold of the wire's mean ITL.
 Examples:
   audit lag --wire testdata/tap/aisbench/fast/wire.arrows --client testdata/tap/aisbench/fast/work_dir
   audit lag --format json --wire testdata/tap/aisbench/slow/wire.arrows --client testdata/tap/aisbench/slow/work_dir
+  audit lag -o lag.html --wire testdata/tap/aisbench/slow/wire.arrows --client testdata/tap/aisbench/slow/work_dir
   $ audit lag --wire run.arrows --client client.jsonl   (client.jsonl: audit import --from vllm ...)`,
-		Flags: slices.Concat(formatFlags(), []cli.Flag{
+		Flags: slices.Concat(outputFlags("output: text, json or html", lagFormats...), []cli.Flag{
 			&cli.StringFlag{Name: "wire", Usage: "the trace audit tap recorded (required)"},
 			&cli.StringFlag{Name: "client", Usage: "the client's records: an AISBench work_dir or a trace (required)"},
 			&cli.Float64Flag{Name: "threshold", Value: lag.DefaultThreshold, Usage: "client-lag finding when the median lag is at least this fraction of the wire's mean ITL"},
@@ -54,7 +55,7 @@ Examples:
 			traceFormatFlag("in-format"),
 		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
-			format, err := outputFormat(cmd, textOrJSON...)
+			format, err := outputFormat(cmd, lagFormats...)
 			if err != nil {
 				return err
 			}
@@ -82,14 +83,19 @@ Examples:
 			}
 			src := lag.Sources{Wire: wirePath, Client: clientPath}
 			return writeOutput(e, cmd, func(w io.Writer) error {
-				if format == "json" {
+				switch format {
+				case "json":
 					return rep.WriteJSON(w, src)
+				case "html":
+					return rep.WriteHTML(w, src)
 				}
 				return rep.WriteText(w, src)
 			})
 		}),
 	}
 }
+
+var lagFormats = []string{"text", "json", "html"}
 
 // readWire reads the tap's trace, and the clocks its metadata names.
 func readWire(e env, cmd *cli.Command, path string) ([]lag.Request, []lag.Known, error) {

@@ -7,12 +7,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -407,6 +409,27 @@ func TestLagAISBenchRuns(t *testing.T) {
 		again, _, _ := runCLI(t, "", "lag", "--wire", dir+"/wire.arrows", "--client", dir+"/work_dir")
 		if text != again || !strings.Contains(text, "lag per event") {
 			t.Errorf("%s: text output not deterministic or incomplete:\n%s", run, text)
+		}
+		// The HTML page says what the text says: its lines, table cells and findings.
+		page, _, code := runCLI(t, "", "lag", "--format", "html", "--wire", dir+"/wire.arrows", "--client", dir+"/work_dir")
+		if code != 0 || !strings.HasPrefix(page, "<!DOCTYPE html>") {
+			t.Fatalf("%s: html exit %d: %.200s", run, code, page)
+		}
+		plain := html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(page, ""))
+		for _, line := range strings.Split(text, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || line == "findings" {
+				continue
+			}
+			if strings.Contains(line, "  ") { // a table row: each cell
+				for _, cell := range strings.Fields(line) {
+					if !strings.Contains(plain, cell) {
+						t.Errorf("%s: html lacks the cell %q of %q", run, cell, line)
+					}
+				}
+			} else if !strings.Contains(plain, line) {
+				t.Errorf("%s: html lacks %q", run, line)
+			}
 		}
 	}
 	fast, slow := got[0], got[1]
