@@ -46,7 +46,7 @@ Examples:
 			if _, err := lookupFormat(cmd, "trace-format", out); err != nil {
 				return err
 			}
-			r, err := openTrace(e, cmd, in, "in-format")
+			r, err := openRawTrace(e, cmd, in, "in-format")
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/sseaudit/sseaudit/contentcoding"
 	"github.com/sseaudit/sseaudit/record"
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
@@ -102,8 +103,25 @@ func oneArg(cmd *cli.Command, what string) (string, error) {
 	}
 }
 
-// openTrace opens the trace named on the command line.
+// openTrace opens the trace named on the command line, its bodies decoded
+// when it says they were recorded encoded (a content_encoding column, as
+// audit tap writes).
 func openTrace(e env, cmd *cli.Command, path, formatFlag string) (trace.Reader, error) {
+	r, err := openRawTrace(e, cmd, path, formatFlag)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range r.Info().Extra {
+		if x.Name == contentcoding.Column {
+			return contentcoding.NewReader(r), nil
+		}
+	}
+	return r, nil
+}
+
+// openRawTrace opens the trace named on the command line, its bodies as
+// recorded (convert, split and inspect keep them so).
+func openRawTrace(e env, cmd *cli.Command, path, formatFlag string) (trace.Reader, error) {
 	if hint := notATrace(path); hint != "" {
 		return nil, usagef("%s: %s: %s", cmd.Name, path, hint)
 	}

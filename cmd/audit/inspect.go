@@ -41,7 +41,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			r, err := openTrace(e, cmd, path, "in-format")
+			r, err := openRawTrace(e, cmd, path, "in-format")
 			if err != nil {
 				return err
 			}
