@@ -33,6 +33,7 @@ type Opener func() (trace.Reader, error)
 
 // Run computes every tool's report from the trace.
 func Run(open Opener, opts Options) (*Report, error) {
+	open = openBytes(open)
 	tools := opts.Tools
 	if tools == nil {
 		tools = Default()
@@ -49,6 +50,7 @@ func Run(open Opener, opts Options) (*Report, error) {
 		r.Close()
 		return nil, fmt.Errorf("%s: %w", info.Path, err)
 	}
+	noTimeline, _ := info.Meta.Get(trace.KeyStartTimes)
 	if rep.API == "" {
 		rep.API, rep.APIFrom, err = sniffAPI(r)
 	}
@@ -139,6 +141,11 @@ func Run(open Opener, opts Options) (*Report, error) {
 	parallel.Do(tasks...)
 	for k, v := range every {
 		results[v] = out[k]
+		if noTimeline != "" {
+			if err := withoutTimeline(out[k], noTimeline); err != nil {
+				return nil, err
+			}
+		}
 	}
 	var ais *ToolResult
 	for i := range entries {
