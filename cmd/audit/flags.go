@@ -128,7 +128,16 @@ func openRawTrace(e env, cmd *cli.Command, path, formatFlag string) (trace.Reade
 	if _, err := lookupFormat(cmd, formatFlag, path); err != nil {
 		return nil, err
 	}
-	return trace.Open(path, trace.OpenOptions{Format: cmd.String(formatFlag), Limits: limitsFrom(cmd), Stdin: e.stdin})
+	r, err := trace.Open(path, trace.OpenOptions{Format: cmd.String(formatFlag), Limits: limitsFrom(cmd), Stdin: e.stdin})
+	if err != nil {
+		return nil, err
+	}
+	withMeta, err := addRunMeta(cmd, r)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return withMeta, nil
 }
 
 // lookupFormat is the trace format of path: flag's (an input's --in-format,

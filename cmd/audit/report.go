@@ -103,6 +103,7 @@ Examples:
 			&cli.IntFlag{Name: "min-window-requests", Value: findings.DefaultThresholds.MinWindowRequests, Usage: "report a stable window with fewer requests than this"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			o, err := reportOptionsFrom(cmd)

@@ -50,6 +50,7 @@ Examples:
 			enumFlag("layout", "", "the parts' layout: nested or flat (Parquet and Arrow only; default: the input's)", string(trace.Nested), string(trace.Flat)),
 			&cli.Int64Flag{Name: "row-group-requests", Usage: "requests a Parquet row group or Arrow batch holds at most (default 1024)"},
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, limitFlags()...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")

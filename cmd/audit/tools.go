@@ -54,6 +54,7 @@ Examples:
 			&cli.StringFlag{Name: "tool", Usage: "the tools, comma-separated, in the table's order: " + strings.Join(tools.Names(), ", ") + " (default: all)"},
 			enumFlag("api", "auto", "the endpoint the trace streamed from: chat, completions or auto (the trace's metadata, else the payloads)", "auto", "chat", "completions"),
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, append(outputFlags("output: text, json, markdown or html", "text", "json", "markdown", "html"), limitFlags()...)...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")

@@ -56,6 +56,7 @@ Examples:
 			&cli.IntFlag{Name: "max-concurrency", Usage: "the configured max concurrency C (overrides the trace's metadata)"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")
