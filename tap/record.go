@@ -153,6 +153,7 @@ func (p *Proxy) write(w Writer) {
 				continue
 			}
 			req := ex.request()
+			masked := ex.secrets.Request(req)
 			if err := w.Write(req); err != nil {
 				fail(err)
 				continue
@@ -161,6 +162,7 @@ func (p *Proxy) write(w Writer) {
 			p.mu.Lock()
 			p.stats.Recorded++
 			p.stats.BodyBytes += req.BodyBytes()
+			p.stats.Masked += int64(masked)
 			if req.Failed() {
 				p.stats.Failed++
 			}

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sseaudit/sseaudit/redact"
 	"github.com/sseaudit/sseaudit/trace"
 )
 
@@ -65,7 +66,10 @@ type Stats struct {
 	Failed              int64 // recorded exchanges that failed
 	PeakInFlight        int64
 	BodyBytes           int64 // answer bytes recorded
-	Encoded             map[string]int64
+	// Masked counts the credentials (a request's own header values) masked
+	// in the recording: echoed by the server in a body or an error.
+	Masked  int64
+	Encoded map[string]int64
 	// WriteErr is the writer's error that stopped the recording (the
 	// proxy forwards on).
 	WriteErr error
@@ -177,6 +181,9 @@ type exchange struct {
 	path     string
 	body     []byte
 	stream   bool // the request asked for a stream
+	// secrets are the request's credential header values, masked
+	// wherever the recording holds them (a server may echo a key).
+	secrets redact.Secrets
 
 	mu          sync.Mutex // the answer, written by the body reader
 	status      int
@@ -215,6 +222,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ex := &exchange{
 		id: fmt.Sprintf("tap-%06d", p.ids.Add(1)), t0: p.clock.Now(), inFlight: n,
 		method: r.Method, path: r.URL.Path, body: body, stream: asksStream(body),
+		secrets: redact.FromHeader(r.Header),
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if r.ContentLength == 0 {

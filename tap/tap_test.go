@@ -510,3 +510,66 @@ func TestClientClosesAfterDone(t *testing.T) {
 		t.Fatalf("closed after [DONE]: error %v", q.Error)
 	}
 }
+
+// A server that echoes the key — in a 401's body, or in an event whose key
+// is split over two reads — reaches the client as sent, and the recording
+// holds it masked byte for byte, the reads' lengths kept.
+func TestEchoedKeyMasked(t *testing.T) {
+	echo := func(w http.ResponseWriter, req *http.Request) {
+		io.Copy(io.Discard, req.Body)
+		key := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
+		if strings.Contains(req.URL.RawQuery, "deny") {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"error":{"message":"Incorrect API key provided: `+key+`"}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		ev := `data: {"choices":[{"delta":{"content":"` + key + `"}}]}` + "\n\n"
+		cut := strings.Index(ev, key) + 6
+		for _, part := range []string{ev[:cut], ev[cut:], "data: [DONE]\n\n"} {
+			io.WriteString(w, part)
+			w.(http.Flusher).Flush()
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	r := newRig(t, http.HandlerFunc(echo), tap.Options{All: true})
+	var sent []string
+	for _, q := range []string{"?deny=1", ""} {
+		resp, err := r.post(context.Background(), "/v1/chat/completions"+q, chatBody)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), secret) {
+			t.Fatalf("the client did not get the server's bytes as sent: %q", b)
+		}
+		sent = append(sent, string(b))
+	}
+	stats := r.proxy.Stats()
+	reqs, _ := r.requests(false)
+	raw, err := os.ReadFile(r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(secret)) {
+		t.Fatalf("%s holds the echoed key", r.path)
+	}
+	if len(reqs) != 2 || stats.Masked != 2 {
+		t.Fatalf("%d recorded, %d masked; want 2 and 2", len(reqs), stats.Masked)
+	}
+	mask := strings.Repeat("*", len(secret))
+	for i, q := range reqs {
+		var body strings.Builder
+		for _, c := range q.Chunks {
+			body.Write(c.Data)
+		}
+		if want := strings.ReplaceAll(sent[i], secret, mask); body.String() != want {
+			t.Errorf("request %d recorded %q, want %q", i, body.String(), want)
+		}
+	}
+	if n := len(reqs[1].Chunks); n < 2 {
+		t.Errorf("the split event came in %d reads", n)
+	}
+}

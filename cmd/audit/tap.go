@@ -191,6 +191,9 @@ func writeTapSummary(w io.Writer, s tap.Stats, out string, file *capture.File) {
 	for _, enc := range sortedKeys64(s.Encoded) {
 		fmt.Fprintf(w, "tap: %d answers were %s-encoded (recorded as received; decoded when read)\n", s.Encoded[enc], enc)
 	}
+	if s.Masked > 0 {
+		fmt.Fprintf(w, "tap: %d credentials the server echoed (a request's own Authorization or key header) masked in the recording, byte for byte with '*'\n", s.Masked)
+	}
 	if file.Partial() {
 		fmt.Fprintf(w, "tap: %s ends inside a record batch: audit capture --salvage %s -o NEW.arrows keeps the %d exchanges before it\n", out, out, file.Requests())
 	}
