@@ -547,8 +547,8 @@ func TestEchoedKeyMasked(t *testing.T) {
 		}
 		sent = append(sent, string(b))
 	}
+	reqs, _ := r.requests(false) // closes the proxy: every exchange written
 	stats := r.proxy.Stats()
-	reqs, _ := r.requests(false)
 	raw, err := os.ReadFile(r.path)
 	if err != nil {
 		t.Fatal(err)
