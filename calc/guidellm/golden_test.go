@@ -1,0 +1,136 @@
+package guidellm
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sseaudit/sseaudit/internal/tooltest"
+	"github.com/sseaudit/sseaudit/record"
+	"github.com/sseaudit/sseaudit/replay"
+	"github.com/sseaudit/sseaudit/trace"
+)
+
+const root = "../.."
+
+// run is guidellm's calculator on a trace.
+func run(t testing.TB, r trace.Reader, api API) *Calc {
+	t.Helper()
+	c := &Calc{}
+	cl := &Client{API: api}
+	err := record.EachReplay(r, replay.Options{Framer: replay.GuideLLM}, func(rr *record.Replayed) error {
+		c.Add(cl.Request(rr.T0Ns, rr.Replay))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestGoldens: every key kept of benchmarks.json's metrics, and every
+// request's timings, iterations and counts, equal to what guidellm's own
+// code made of the same bytes (testdata/tools/golden/*.guidellm.json), on
+// every bundled trace, quirk trace and a trace of every tracegen profile
+// for both APIs.
+func TestGoldens(t *testing.T) {
+	dir := t.TempDir()
+	keys, reqs := 0, 0
+	for _, tc := range tooltest.Cases(t, root) {
+		t.Run(tc.Name+"/"+tc.Path, func(t *testing.T) {
+			g := tooltest.LoadGolden(t, root, tc.Name, "guidellm")
+			if g.Source.Commit != Source {
+				t.Fatalf("golden made at %s", g.Source.Commit)
+			}
+			r := tc.Open(t, dir)
+			defer r.Close()
+			c := run(t, r, API(tc.API))
+			reqs += comparePerRequest(t, c.Outputs(), loadPerRequest(t, tc.Name))
+			tooltest.CompareKeys(t, keysOf(c.Result()), g)
+			keys += len(g.Keys)
+		})
+	}
+	t.Logf("%d keys and %d requests compared", keys, reqs)
+}
+
+func keysOf(r *Result) []tooltest.Key {
+	var ks []tooltest.Key
+	for _, k := range r.Keys() {
+		ks = append(ks, tooltest.Key{Name: k.Name, Value: k.Value, NotComputed: k.NotComputed})
+	}
+	return ks
+}
+
+// perRequest is a request of the golden: its RequestInfo timings and stats.
+type perRequest struct {
+	Success           bool     `json:"success"`
+	StartTime         float64  `json:"start_time"`
+	FirstToken        *float64 `json:"first_token"`
+	FirstOutputToken  *float64 `json:"first_output_token"`
+	LastToken         *float64 `json:"last_token"`
+	RequestEnd        *float64 `json:"request_end"`
+	RequestIterations int64    `json:"request_iterations"`
+	TokenIterations   int64    `json:"token_iterations"`
+	OutputTokens      *int64   `json:"output_tokens"`
+	PromptLen         *int64   `json:"prompt_len"`
+	Error             string   `json:"error"`
+}
+
+func loadPerRequest(t *testing.T, name string) []perRequest {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "testdata", "tools", "golden", name+".guidellm.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		PerRequest []perRequest `json:"per_request"`
+	}
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Fatal(err)
+	}
+	return g.PerRequest
+}
+
+func comparePerRequest(t *testing.T, outs []Output, want []perRequest) int {
+	t.Helper()
+	if len(outs) != len(want) {
+		t.Fatalf("%d outputs, golden %d", len(outs), len(want))
+	}
+	opt := func(has bool, x float64, w *float64) bool {
+		return has == (w != nil) && (!has || tooltest.Close(x, *w))
+	}
+	for i, o := range outs {
+		w := want[i]
+		if o.Success != w.Success {
+			t.Errorf("request %d: success %v (%s), the tool's %v (%s)", i, o.Success, o.Error, w.Success, w.Error)
+			continue
+		}
+		if !tooltest.Close(o.Start, w.StartTime) {
+			t.Errorf("request %d: start %v, the tool's %v", i, o.Start, w.StartTime)
+		}
+		if !o.Success {
+			continue
+		}
+		if !opt(o.HasFirst, o.FirstToken, w.FirstToken) || !opt(o.HasFirstOutput, o.FirstOutput, w.FirstOutputToken) ||
+			!opt(o.HasLast, o.LastToken, w.LastToken) || !opt(true, o.End, w.RequestEnd) {
+			t.Errorf("request %d: first %v %v, first output %v %v, last %v %v, end %v; the tool's %v %v %v %v", i,
+				o.HasFirst, o.FirstToken, o.HasFirstOutput, o.FirstOutput, o.HasLast, o.LastToken, o.End,
+				w.FirstToken, w.FirstOutputToken, w.LastToken, w.RequestEnd)
+		}
+		if o.RequestIterations != w.RequestIterations || o.TokenIterations != w.TokenIterations {
+			t.Errorf("request %d: %d request and %d token iterations, the tool's %d and %d", i,
+				o.RequestIterations, o.TokenIterations, w.RequestIterations, w.TokenIterations)
+		}
+		for _, c := range []struct {
+			name string
+			got  Count
+			want *int64
+		}{{"output tokens", o.OutputTokens, w.OutputTokens}, {"prompt tokens", o.PromptTokens, w.PromptLen}} {
+			if c.got.Known && (c.want == nil || *c.want != c.got.N) {
+				t.Errorf("request %d: %s %d, the tool's %v", i, c.name, c.got.N, c.want)
+			}
+		}
+	}
+	return len(outs)
+}
