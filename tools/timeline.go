@@ -18,6 +18,9 @@ var timelineKeys = map[string][]string{
 		"max_concurrent_requests"},
 	"evalscope": {"Test Duration (s)", "Req Throughput (req/s)", "Output Throughput (tok/s)",
 		"Total Throughput (tok/s)", "Input Throughput (tok/s)"},
+	// guidellm's keys here describe requests; its rate and concurrency
+	// distributions over the run's timeline are not among them.
+	"guidellm": {},
 }
 
 // timelineQuantities are the table's rows that divide by the run's duration.
