@@ -6,7 +6,9 @@ import "math"
 type Metric int
 
 const (
-	RequestLatency Metric = iota
+	RequestsPerSecond Metric = iota
+	RequestConcurrency
+	RequestLatency
 	StreamingIterations
 	PromptTokenCount
 	OutputTokenCount
@@ -15,15 +17,24 @@ const (
 	TTFOT
 	TPOT
 	ITL
+	PromptPerSecond
+	OutputPerSecond
+	TokensPerSecond
 	OutputPerIteration
 	IterPerIteration
 	numMetrics
 )
 
 // MetricNames are the metrics' fields in GenerativeMetrics, in its order.
-var MetricNames = [numMetrics]string{"request_latency", "request_streaming_iterations_count", "prompt_token_count",
-	"output_token_count", "total_token_count", "time_to_first_token_ms", "time_to_first_output_token_ms",
-	"time_per_output_token_ms", "inter_token_latency_ms", "output_tokens_per_iteration", "iter_tokens_per_iteration"}
+var MetricNames = [numMetrics]string{"requests_per_second", "request_concurrency", "request_latency",
+	"request_streaming_iterations_count", "prompt_token_count", "output_token_count", "total_token_count",
+	"time_to_first_token_ms", "time_to_first_output_token_ms", "time_per_output_token_ms", "inter_token_latency_ms",
+	"prompt_tokens_per_second", "output_tokens_per_second", "tokens_per_second", "output_tokens_per_iteration",
+	"iter_tokens_per_iteration"}
+
+// Timeline are the metrics over the run's timeline (rates and requests in
+// flight): a trace without send times cannot give them.
+var Timeline = []Metric{RequestsPerSecond, RequestConcurrency, PromptPerSecond, OutputPerSecond, TokensPerSecond}
 
 // Calc gathers a run's requests and computes GenerativeMetrics.compile's
 // request totals and the successful requests' distributions.
@@ -46,12 +57,28 @@ type Dataset struct{ Prompt, Output int64 }
 // Totals are request_totals.
 type Totals struct{ Successful, Errored int }
 
+// Window is the measured window: the scheduler's start of requests to its
+// end of processing (no warmup, no cooldown), here the trace's span: the
+// first request's start to the last body's end.
+func (c *Calc) Window() (start, end float64) {
+	if len(c.outputs) == 0 {
+		return 0, 0
+	}
+	t0, t1 := c.outputs[0].Start, c.outputs[0].EndNs
+	for _, o := range c.outputs[1:] {
+		t0, t1 = min(t0, o.Start), max(t1, o.EndNs)
+	}
+	return t0, seconds(t1)
+}
+
 // Compute is the result with the counts the stream lacks taken from ds.
 func (c *Calc) Compute(ds Dataset) (Totals, [numMetrics]Dist) {
 	var tot Totals
 	var vals [numMetrics][]Weighted
 	add := func(m Metric, v, w float64) { vals[m] = append(vals[m], Weighted{v, w}) }
 	var scratch []float64
+	var intervals [][2]float64
+	start, end := c.Window()
 	for _, o := range c.outputs {
 		if !o.Success {
 			tot.Errored++
@@ -87,12 +114,28 @@ func (c *Calc) Compute(ds Dataset) (Totals, [numMetrics]Dist) {
 		for _, x := range scratch {
 			add(IterPerIteration, x, 1)
 		}
+		add(RequestsPerSecond, o.End, 1)
+		intervals = append(intervals, [2]float64{o.Start, o.End})
+		pt := o.PromptTiming()
+		add(PromptPerSecond, pt.V, pt.W)
+		add(TokensPerSecond, pt.V, pt.W)
+		for _, x := range o.OutputTimings() {
+			add(OutputPerSecond, x.V, x.W)
+			add(TokensPerSecond, x.V, x.W)
+		}
 	}
-	var ds2 [numMetrics]Dist
-	for m := range ds2 {
-		ds2[m] = FromValues(vals[m])
+	var out [numMetrics]Dist
+	for m := range out {
+		switch Metric(m) {
+		case RequestsPerSecond, PromptPerSecond, OutputPerSecond, TokensPerSecond:
+			out[m] = RateDist(vals[m], start, end)
+		case RequestConcurrency:
+			out[m] = ConcurrencyDist(intervals, start, end)
+		default:
+			out[m] = FromValues(vals[m])
+		}
 	}
-	return tot, ds2
+	return tot, out
 }
 
 // Result computes the keys: with a dataset that gives no lengths, and with
@@ -100,6 +143,8 @@ func (c *Calc) Compute(ds Dataset) (Totals, [numMetrics]Dist) {
 // between the two depends on the dataset (the oracle's rule).
 func (c *Calc) Result() *Result {
 	r := &Result{OutputKnown: true}
+	start, end := c.Window()
+	r.Duration = end - start
 	r.Totals, r.Dists = c.Compute(Dataset{})
 	_, other := c.Compute(Dataset{Prompt: 1000, Output: 100})
 	for m := range r.Dists {

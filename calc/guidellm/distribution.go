@@ -43,7 +43,14 @@ func FromValues(xs []Weighted) Dist {
 	for i, x := range xs {
 		ws[i] = x.W
 	}
-	count := int64(math.RoundToEven(pynum.NumpySum(ws)))
+	return fromValuesCount(xs, int64(math.RoundToEven(pynum.NumpySum(ws))))
+}
+
+// fromValuesCount is from_values given its count.
+func fromValuesCount(xs []Weighted, count int64) Dist {
+	if len(xs) == 0 {
+		return Dist{} // from_pdf of no value: count 0 whatever it was given
+	}
 	sorted := slices.Clone(xs)
 	slices.SortStableFunc(sorted, func(a, b Weighted) int { return cmp.Compare(a.V, b.V) })
 	var vals, wts []float64

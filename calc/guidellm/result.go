@@ -3,8 +3,9 @@ package guidellm
 // Result is GenerativeMetrics' request totals and the successful requests'
 // distributions, unrounded, with what depends on the dataset.
 type Result struct {
-	Totals Totals
-	Dists  [numMetrics]Dist
+	Duration float64 // GenerativeBenchmark.duration: the measured window
+	Totals   Totals
+	Dists    [numMetrics]Dist
 	// Depends marks, for each metric, the fields (fieldNames' order) that
 	// differ with the dataset's lengths: a successful request's stream
 	// carries no usage.
@@ -41,11 +42,13 @@ type Key struct {
 const whyDataset = "needs the dataset's prompt or output token counts: a successful request's stream carries no usage " +
 	"(compile_stats then takes the GenerationRequest's, and output_tokens falls back to the token iterations without one)"
 
-// Keys are benchmarks.json's metrics (GenerativeMetrics) kept here, as
-// "<metric>.successful.<field>" ("time_to_first_token_ms.successful.percentiles.p99"),
-// after request_totals' four; in its field order, unrounded.
+// Keys are the benchmark's duration and its metrics (GenerativeMetrics) kept
+// here, as "<metric>.successful.<field>"
+// ("time_to_first_token_ms.successful.percentiles.p99"), after
+// request_totals' four; in its field order, unrounded.
 func (r *Result) Keys() []Key {
 	ks := []Key{
+		{Name: "duration", Value: r.Duration},
 		{Name: "request_totals.successful", Value: int64(r.Totals.Successful)},
 		{Name: "request_totals.incomplete", Value: int64(0)},
 		{Name: "request_totals.errored", Value: int64(r.Totals.Errored)},

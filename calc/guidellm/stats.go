@@ -100,3 +100,42 @@ func (o *Output) IterPerIteration(out []float64) []float64 {
 	}
 	return out
 }
+
+// PromptTiming is prompt_tokens_timing: (first_token_iteration, else
+// request_end; the prompt tokens).
+func (o *Output) PromptTiming() Weighted {
+	t := o.End
+	if o.HasFirst {
+		t = o.FirstToken
+	}
+	return Weighted{t, float64(o.PromptTokens.N)}
+}
+
+// OutputTimings is output_tokens_timings: (last_token_iteration, else
+// request_end; all the tokens) without two token iterations; else the
+// first token's (1.0, 0.0 for no token) and iter_tokens_timings': the
+// token iterations after the first evenly spaced up to the last
+// (np.linspace), each iter_tokens_per_iteration.
+func (o *Output) OutputTimings() []Weighted {
+	n := o.OutputTokens.N
+	if !o.HasFirst || !o.HasLast || o.TokenIterations <= 1 {
+		t := o.End
+		if o.HasLast {
+			t = o.LastToken
+		}
+		return []Weighted{{t, float64(n)}}
+	}
+	first := 0.0
+	if n != 0 {
+		first = 1
+	}
+	out := []Weighted{{o.FirstToken, first}}
+	tpi, ok := o.iterTokensPerIteration()
+	if !ok {
+		return out
+	}
+	for _, t := range linspace(o.FirstToken, o.LastToken, o.TokenIterations)[1:] {
+		out = append(out, Weighted{t, tpi})
+	}
+	return out
+}

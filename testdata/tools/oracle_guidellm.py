@@ -27,11 +27,13 @@ float(end)/1e9 at the end of the body. As the worker does
 taken then. The stats come from the real GenerationResponse.compile_stats
 (prefer_response, the default) and GenerativeRequestStats; the metrics from
 the real GenerativeMetrics.compile (benchmark/schemas/metrics.py) over a
-stand-in accumulator holding the requests, measured from the first request's
-start to the last request's end. The golden keeps the successful requests'
-distributions of the metrics that describe requests (request_totals, then
-for each metric its DistributionSummary: mean, median, mode, variance,
-std_dev, min, max, count, total_sum and percentiles p001 ... p999).
+stand-in accumulator holding the requests, its measured window (the
+scheduler's start of requests to its end of processing, without warmup or
+cooldown) the trace's span: the first t0 to the last end. The golden keeps
+duration (GenerativeBenchmark.duration), request_totals, then the successful
+requests' DistributionSummary of every other metric but the domain-specific
+ones: mean, median, mode, variance, std_dev, min, max, count, total_sum and
+percentiles p001 ... p999.
 
 What the bytes lack is the dataset: a request's prompt and output token
 counts when the stream carries no usage. The oracle runs twice, with a
@@ -59,12 +61,13 @@ SOURCE = {"repo": "vllm-project/guidellm", "commit": "ee7a77457ba668b4b5ccb40f11
                     "src/guidellm/schemas/request.py", "src/guidellm/schemas/statistics.py",
                     "src/guidellm/benchmark/schemas/metrics.py"]}
 
-# The metrics of GenerativeMetrics kept, in its field order: those computed
-# from each request's values (StatusDistributionSummary.from_values_function).
-METRICS = ["request_latency", "request_streaming_iterations_count", "prompt_token_count", "output_token_count",
-           "total_token_count", "time_to_first_token_ms", "time_to_first_output_token_ms",
-           "time_per_output_token_ms", "inter_token_latency_ms", "output_tokens_per_iteration",
-           "iter_tokens_per_iteration"]
+# The metrics of GenerativeMetrics kept, in its field order: every one but
+# request_totals and the domain-specific summaries (text, image, ...).
+METRICS = ["requests_per_second", "request_concurrency", "request_latency", "request_streaming_iterations_count",
+           "prompt_token_count", "output_token_count", "total_token_count", "time_to_first_token_ms",
+           "time_to_first_output_token_ms", "time_per_output_token_ms", "inter_token_latency_ms",
+           "prompt_tokens_per_second", "output_tokens_per_second", "tokens_per_second",
+           "output_tokens_per_iteration", "iter_tokens_per_iteration"]
 FIELDS = ["mean", "median", "mode", "variance", "std_dev", "min", "max", "count", "total_sum"]
 PERCENTILES = ["p001", "p01", "p05", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p999"]
 
@@ -200,7 +203,8 @@ def compile_metrics(m, stats, reqs):
     acc.errored = Group(s for s in stats if s.info.status == "errored")
     acc.incomplete = Group()
     gm = metrics.GenerativeMetrics.compile(acc)
-    result = {}
+    # GenerativeBenchmark.duration: end_time - start_time, the measured window.
+    result = {"duration": acc.timings.finalized_measure_end - acc.timings.finalized_measure_start}
     for k in ["successful", "incomplete", "errored", "total"]:
         result["request_totals." + k] = getattr(gm.request_totals, k)
     for name in METRICS:
