@@ -127,8 +127,10 @@ func (c *Calc) Compute(ds Dataset) (Totals, [numMetrics]Dist) {
 	var out [numMetrics]Dist
 	for m := range out {
 		switch Metric(m) {
-		case RequestsPerSecond, PromptPerSecond, OutputPerSecond, TokensPerSecond:
-			out[m] = RateDist(vals[m], start, end)
+		case RequestsPerSecond:
+			out[m] = RateDist(vals[m], true, start, end)
+		case PromptPerSecond, OutputPerSecond, TokensPerSecond:
+			out[m] = RateDist(vals[m], false, 0, 0)
 		case RequestConcurrency:
 			out[m] = ConcurrencyDist(intervals, start, end)
 		default:

@@ -70,3 +70,15 @@ func (r *Result) Keys() []Key {
 	}
 	return ks
 }
+
+// TimelineKeys are the keys that divide by the run's timeline: duration and
+// every field of the Timeline metrics.
+func TimelineKeys() []string {
+	ks := []string{"duration"}
+	for _, m := range Timeline {
+		for _, f := range fieldNames {
+			ks = append(ks, MetricNames[m]+".successful."+f)
+		}
+	}
+	return ks
+}

@@ -51,9 +51,14 @@ func TestMergeTimes(t *testing.T) {
 // TestRateDist: events at 1, 2 and 3 s in [0, 4]: shares .5 1 1 1 .5,
 // rates 0 1 1 1 0: value 0 of weight 1, 1 of weight 3; count 3.
 func TestRateDist(t *testing.T) {
-	d := RateDist([]Weighted{{2, 1}, {1, 1}, {3, 1}}, 0, 4)
+	d := RateDist([]Weighted{{2, 1}, {1, 1}, {3, 1}}, true, 0, 4)
 	if !near(d.Mean, 0.75) || d.Count != 3 || d.Median != 1 || d.Percentiles[4] != 0 || d.Mode != 1 {
 		t.Errorf("got %+v", d)
+	}
+	// Without the window (the token rates): 1, 2, 3 with shares .5 1 .5,
+	// rates 2 1 2: mean 1.5.
+	if d := RateDist([]Weighted{{2, 1}, {1, 1}, {3, 1}}, false, 0, 0); !near(d.Mean, 1.5) || d.Count != 3 || d.Median != 1 {
+		t.Errorf("no window: %+v", d)
 	}
 }
 

@@ -95,18 +95,24 @@ func mergeTimes(xs []Weighted) []Weighted {
 }
 
 // RateDist is DistributionSummary.rate_distribution_from_timings of events
-// (time, count) in [start, end]: the window's ends added with no count, times
-// merged (mergeTimes); each time's rate its count over its share of the
+// (time, count) in [start, end] (window; else all of them, as
+// GenerativeMetrics.compile asks for the token rates): the window's ends
+// added with no count, times merged (mergeTimes); each time's rate its count over its share of the
 // timeline (half the gaps to its neighbours; the last's at least 1e-6),
 // weighted by that share; count the counts' sum, rounded.
-func RateDist(events []Weighted, start, end float64) Dist {
-	xs := []Weighted{{start, 0}}
-	for _, e := range events {
-		if e.V >= start && e.V <= end {
-			xs = append(xs, e)
+func RateDist(events []Weighted, window bool, start, end float64) Dist {
+	var xs []Weighted
+	if !window {
+		xs = append(xs, events...)
+	} else {
+		xs = append(xs, Weighted{start, 0})
+		for _, e := range events {
+			if e.V >= start && e.V <= end {
+				xs = append(xs, e)
+			}
 		}
+		xs = append(xs, Weighted{end, 0})
 	}
-	xs = append(xs, Weighted{end, 0})
 	byTime(xs)
 	xs = mergeTimes(xs)
 	if len(xs) <= 1 {
