@@ -2,6 +2,7 @@ package guidellm
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,7 +37,7 @@ func run(t testing.TB, r trace.Reader, api API) *Calc {
 // for both APIs.
 func TestGoldens(t *testing.T) {
 	dir := t.TempDir()
-	keys, reqs := 0, 0
+	keys, reqs, worst := 0, 0, 0.0
 	for _, tc := range tooltest.Cases(t, root) {
 		t.Run(tc.Name+"/"+tc.Path, func(t *testing.T) {
 			g := tooltest.LoadGolden(t, root, tc.Name, "guidellm")
@@ -47,11 +48,13 @@ func TestGoldens(t *testing.T) {
 			defer r.Close()
 			c := run(t, r, API(tc.API))
 			reqs += comparePerRequest(t, c.Outputs(), loadPerRequest(t, tc.Name))
-			tooltest.CompareKeys(t, keysOf(c.Result()), g)
+			got := keysOf(c.Result())
+			tooltest.CompareKeys(t, got, g)
 			keys += len(g.Keys)
+			worst = max(worst, maxRelative(got, g))
 		})
 	}
-	t.Logf("%d keys and %d requests compared", keys, reqs)
+	t.Logf("%d keys and %d requests compared, the largest relative difference %.3g", keys, reqs, worst)
 }
 
 func keysOf(r *Result) []tooltest.Key {
@@ -133,4 +136,25 @@ func comparePerRequest(t *testing.T, outs []Output, want []perRequest) int {
 		}
 	}
 	return len(outs)
+}
+
+// maxRelative is the largest relative difference between a computed key and
+// the golden's value.
+func maxRelative(got []tooltest.Key, g *tooltest.Golden) float64 {
+	worst := 0.0
+	for _, gk := range g.Keys {
+		want, ok := tooltest.Number(gk.Value)
+		if !ok {
+			continue
+		}
+		for _, k := range got {
+			if k.Name != gk.Name {
+				continue
+			}
+			if x, ok := k.Value.(float64); ok && x != want {
+				worst = max(worst, math.Abs(x-want)/math.Max(math.Abs(x), math.Abs(want)))
+			}
+		}
+	}
+	return worst
 }
