@@ -42,7 +42,6 @@ type guidellmFramer struct {
 	buf     []byte  // LineDecoder's buffer: decoded text without a line break
 	orig    []int64 // the body offset of each byte of buf
 	held    []byte  // the text decoder's incomplete sequence
-	heldOff int64   // its body offset
 	cr      bool    // trailing_cr: a "\r" held for the next read
 	crOff   int64
 	dropped int64 // the body offset up to which lines were handed on
@@ -87,9 +86,6 @@ func (g *guidellmFramer) run(in *input, cls *classifier, acct *accountant, res *
 func (g *guidellmFramer) decode(off int64, data []byte, final bool) {
 	in := append(g.held, data...)
 	base := off - int64(len(g.held))
-	if len(g.held) == 0 {
-		base = off
-	}
 	keep := len(in)
 	if !final {
 		keep -= incompleteTail(in)
