@@ -42,6 +42,8 @@ type guidellmFramer struct {
 	buf     []byte  // LineDecoder's buffer: decoded text without a line break
 	orig    []int64 // the body offset of each byte of buf
 	held    []byte  // the text decoder's incomplete sequence
+	text    []byte  // scratch: a read's decoded text
+	textOff []int64 // its body offsets
 	cr      bool    // trailing_cr: a "\r" held for the next read
 	crOff   int64
 	dropped int64 // the body offset up to which lines were handed on
@@ -50,11 +52,12 @@ type guidellmFramer struct {
 	cls  *classifier
 	acct *accountant
 	res  *Result
-	text *messageText
+	msgs *messageText
 }
 
 func (g *guidellmFramer) run(in *input, cls *classifier, acct *accountant, res *Result, text *messageText) {
-	*g = guidellmFramer{buf: g.buf[:0], orig: g.orig[:0], held: g.held[:0], in: in, cls: cls, acct: acct, res: res, text: text}
+	*g = guidellmFramer{buf: g.buf[:0], orig: g.orig[:0], held: g.held[:0], text: g.text[:0], textOff: g.textOff[:0],
+		in: in, cls: cls, acct: acct, res: res, msgs: text}
 	req := in.req
 	if res.Transport = transportFailure(req); res.Transport != "" {
 		acct.upTo(BucketIgnored, int64(len(in.body)))
@@ -90,7 +93,7 @@ func (g *guidellmFramer) decode(off int64, data []byte, final bool) {
 	if !final {
 		keep -= incompleteTail(in)
 	}
-	text, orig := []byte(nil), []int64(nil)
+	text, orig := g.text[:0], g.textOff[:0]
 	for i := 0; i < keep; {
 		r, n := utf8.DecodeRune(in[i:keep])
 		if r == utf8.RuneError && n <= 1 {
@@ -108,6 +111,7 @@ func (g *guidellmFramer) decode(off int64, data []byte, final bool) {
 		i += n
 	}
 	g.held = append(g.held[:0], in[keep:]...)
+	g.text, g.textOff = text, orig
 	if len(text) == 0 {
 		return // TextChunker hands on no empty text
 	}
@@ -180,5 +184,5 @@ func (g *guidellmFramer) line(ls, le int, t int64) {
 	g.acct.span(BucketFraming, start, payloadStart)
 	g.acct.span(ClassBucket(vd.class), payloadStart, end)
 	g.res.Events = append(g.res.Events, ev)
-	g.text.add(g.res, t, line, ev.Index)
+	g.msgs.add(g.res, t, line, ev.Index)
 }
