@@ -158,3 +158,32 @@ func maxRelative(got []tooltest.Key, g *tooltest.Golden) float64 {
 	}
 	return worst
 }
+
+// TestClientGolden: on bodies exercising each rule of guidellm's streaming
+// client (testdata/tools/guidellm/client.jsonl: end markers, error
+// payloads, null deltas, non-str texts and ids, tool calls, counts pydantic
+// accepts or refuses, split UTF-8, a trailing CR), every request's success,
+// timings, iterations and counts and every key equal to what guidellm's own
+// code made of them.
+func TestClientGolden(t *testing.T) {
+	r, err := trace.Open(filepath.Join(root, "testdata", "tools", "guidellm", "client.jsonl"), trace.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := run(t, r, Chat)
+	want := loadPerRequest(t, "guidellm-client")
+	comparePerRequest(t, c.Outputs(), want)
+	ok := 0
+	for i, o := range c.Outputs() {
+		if o.Success {
+			ok++
+		} else if want[i].Error == "" {
+			t.Errorf("request %d: failed (%s) without the tool's error", i, o.Error)
+		}
+	}
+	if ok != 28 || len(want) != 72 {
+		t.Errorf("%d successes of %d requests, want 28 of 72", ok, len(want))
+	}
+	tooltest.CompareKeys(t, keysOf(c.Result()), tooltest.LoadGolden(t, root, "guidellm-client", "guidellm"))
+}

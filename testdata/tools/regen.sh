@@ -69,3 +69,11 @@ for api in chat completions; do
 		golden "gen-$p-$api" "$api" "$tmp/gen.jsonl"
 	done
 done
+# guidellm's own: bodies exercising each rule of its streaming client
+# (guidellm/make.py).
+case " $TOOLS " in
+*" guidellm "*)
+	(cd $here/guidellm && /usr/bin/python3 make.py)
+	PYTHONPATH=$DEBIAN_PY "$EVALSCOPE_PYTHON" $here/oracle_guidellm.py chat "$GUIDELLM_SRC" "$HTTPX_SRC" \
+		$here/guidellm/client.jsonl "$out/guidellm-client.guidellm.json" ;;
+esac
