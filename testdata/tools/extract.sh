@@ -8,6 +8,8 @@
 #   extract.sh evalscope GIT_DIR OUTDIR   (modelscope/evalscope)
 #   extract.sh guidellm GIT_DIR OUTDIR    (vllm-project/guidellm: its src/guidellm)
 #   extract.sh httpx GIT_DIR OUTDIR       (encode/httpx 0.28.1: guidellm's HTTP client)
+#   extract.sh genai-perf GIT_DIR OUTDIR  (triton-inference-server/perf_analyzer:
+#                                          genai-perf's Python files, for oracle_genai_perf.py)
 set -eu
 tool=$1 git_dir=$2 out=$3
 case $tool in
@@ -31,8 +33,12 @@ guidellm | httpx)
 	echo "$rev" >"$out/REVISION"
 	echo "extracted $dir of $tool at $rev"
 	exit 0 ;;
+genai-perf)
+	# Its Python files only: the mirror lacks some of its data files' blobs.
+	rev=263c5f6e0c7a6c15472a54409174981f67930cfe
+	files=$(git --git-dir="$git_dir" ls-tree -r --name-only "$rev" genai-perf/genai_perf | grep '\.py$') ;;
 *)
-	echo "extract.sh: unknown tool $tool (want vllm, sglang, evalscope, guidellm or httpx)" >&2; exit 2 ;;
+	echo "extract.sh: unknown tool $tool (want vllm, sglang, evalscope, guidellm, httpx or genai-perf)" >&2; exit 2 ;;
 esac
 for f in $files; do
 	mkdir -p "$out/$(dirname "$f")"
