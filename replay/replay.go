@@ -248,6 +248,7 @@ type Replayer struct {
 	vllm      vllmFramer
 	sglang    sglangFramer
 	evalscope evalscopeFramer
+	guidellm  guidellmFramer
 	text      messageText
 }
 
@@ -336,6 +337,9 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 		clientTimePoints(req, res)
 	case EvalScope:
 		r.evalscope.run(&in, &r.cls, &r.acct, res, &r.text)
+		clientTimePoints(req, res)
+	case GuideLLM:
+		r.guidellm.run(&in, &r.cls, &r.acct, res, &r.text)
 		clientTimePoints(req, res)
 	}
 	r.text.finish(res)

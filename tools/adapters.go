@@ -3,6 +3,7 @@ package tools
 import (
 	"github.com/sseaudit/sseaudit/calc/aisbench"
 	"github.com/sseaudit/sseaudit/calc/evalscope"
+	"github.com/sseaudit/sseaudit/calc/guidellm"
 	"github.com/sseaudit/sseaudit/calc/sglang"
 	"github.com/sseaudit/sseaudit/calc/vllm"
 	"github.com/sseaudit/sseaudit/metric"
@@ -29,6 +30,7 @@ type prepared struct {
 	vllm      []vllm.Message
 	sglang    []sglang.Message
 	evalscope []evalscope.Message
+	guidellm  []guidellm.Message
 }
 
 // ruleSwitch is one rule of a tool and how to switch it to AISBench's:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sseaudit/sseaudit/calc/evalscope"
+	"github.com/sseaudit/sseaudit/calc/guidellm"
 	"github.com/sseaudit/sseaudit/calc/sglang"
 	"github.com/sseaudit/sseaudit/calc/vllm"
 	"github.com/sseaudit/sseaudit/internal/parallel"
@@ -118,6 +119,8 @@ func Run(open Opener, opts Options) (*Report, error) {
 				}
 				e.all = newEvalScope(t, all, true)
 			}
+		case "guidellm":
+			e.own = newGuideLLM(t, rep.API)
 		default:
 			return nil, fmt.Errorf("tools: %s has no calculator", t.Name)
 		}
@@ -236,6 +239,7 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, api string, r
 			vc := &vllm.Client{API: vllm.API(api)}
 			sc := &sglang.Client{API: sglang.API(api)}
 			ec := &evalscope.Client{}
+			gc := &guidellm.Client{API: guidellm.API(api)}
 			return func(rr *record.Replayed) *prepared {
 				var pr prepared
 				if rr.Replay.Transport == "" {
@@ -248,6 +252,11 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, api string, r
 					if p.reads["evalscope"] {
 						pr.evalscope = ec.Read(rr.Replay)
 					}
+				}
+				if p.reads["guidellm"] {
+					// Lines before a transport error count: [DONE] among
+					// them ends the request first.
+					pr.guidellm = gc.Read(rr.Replay)
 				}
 				return &pr
 			}

@@ -3,6 +3,8 @@ package tools
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sseaudit/sseaudit/calc/guidellm"
 )
 
 // timelineKeys are, for each tool, the result keys that divide by the run's
@@ -18,6 +20,7 @@ var timelineKeys = map[string][]string{
 		"max_concurrent_requests"},
 	"evalscope": {"Test Duration (s)", "Req Throughput (req/s)", "Output Throughput (tok/s)",
 		"Total Throughput (tok/s)", "Input Throughput (tok/s)"},
+	"guidellm": guidellm.TimelineKeys(),
 }
 
 // timelineQuantities are the table's rows that divide by the run's duration.

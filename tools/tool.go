@@ -67,6 +67,12 @@ var Known = []Tool{
 		Files: []string{"evalscope/perf/plugin/api/default_api.py", "evalscope/perf/plugin/api/openai_api.py",
 			"evalscope/perf/utils/benchmark_util.py", "evalscope/perf/utils/db_util.py", "evalscope/perf/utils/perf_models.py"},
 		Proof: "golden"}},
+	{Name: "guidellm", Title: "guidellm", Source: Source{
+		Repo: "vllm-project/guidellm", Commit: "ee7a77457ba668b4b5ccb40f110518829893b36a",
+		Files: []string{"src/guidellm/backends/openai/http.py", "src/guidellm/backends/openai/request_handlers.py",
+			"src/guidellm/schemas/response.py", "src/guidellm/schemas/request_stats.py", "src/guidellm/schemas/statistics.py",
+			"src/guidellm/benchmark/schemas/metrics.py"},
+		Proof: "golden"}},
 }
 
 // Lookup finds a tool by name.

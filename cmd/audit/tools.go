@@ -14,7 +14,7 @@ import (
 func toolsCommand(e env) *cli.Command {
 	return &cli.Command{
 		Name:      "tools",
-		Usage:     "what each benchmark tool (AISBench, vLLM, SGLang, EvalScope) would have reported from the same bytes, and why they differ",
+		Usage:     "what each benchmark tool (AISBench, vLLM, SGLang, EvalScope, guidellm) would have reported from the same bytes, and why they differ",
 		ArgsUsage: "TRACE",
 		Description: `Replays every request through each tool's own client framing and request
 function and computes its metrics with its own code, pinned to a commit
@@ -29,6 +29,8 @@ function and computes its metrics with its own code, pinned to a commit
   evalscope EvalScope perf (fde259d2a32a): each read decoded, CRLF made LF,
             blocks' data lines joined; MetricsAccumulator and
             get_percentile_results (P99 the sorted values' [int(n*0.99)])
+  guidellm  guidellm benchmark (ee7a77457ba6): httpx's lines; its stats and
+            DistributionSummary.from_values (token-weighted TPOT and ITL)
 
 A run's duration, which vLLM and SGLang take from their wall clock, is the
 trace's span: the first t0 to the last end (EvalScope takes its own from its

@@ -6,6 +6,10 @@
 #   extract.sh vllm   GIT_DIR OUTDIR
 #   extract.sh sglang GIT_DIR OUTDIR
 #   extract.sh evalscope GIT_DIR OUTDIR   (modelscope/evalscope)
+#   extract.sh guidellm GIT_DIR OUTDIR    (vllm-project/guidellm: its src/guidellm)
+#   extract.sh httpx GIT_DIR OUTDIR       (encode/httpx 0.28.1: guidellm's HTTP client)
+#   extract.sh genai-perf GIT_DIR OUTDIR  (triton-inference-server/perf_analyzer:
+#                                          genai-perf's Python files, for oracle_genai_perf.py)
 set -eu
 tool=$1 git_dir=$2 out=$3
 case $tool in
@@ -18,8 +22,23 @@ sglang)
 evalscope)
 	rev=fde259d2a32ab8a4cdb3af44dc8b18f504f1e277
 	files="evalscope/perf/plugin/api/default_api.py evalscope/perf/plugin/api/openai_api.py evalscope/perf/plugin/api/base.py evalscope/perf/utils/benchmark_util.py evalscope/perf/utils/db_util.py evalscope/perf/utils/perf_models.py evalscope/perf/utils/perf_constants.py evalscope/perf/utils/body_meta.py" ;;
+guidellm | httpx)
+	# A whole package: guidellm's imports reach across it.
+	case $tool in
+	guidellm) rev=ee7a77457ba668b4b5ccb40f110518829893b36a dir=src/guidellm ;;
+	httpx) rev=26d48e0634e6ee9cdc0533996db289ce4b430177 dir=httpx ;;
+	esac
+	mkdir -p "$out"
+	git --git-dir="$git_dir" archive "$rev" "$dir" | tar -x -C "$out"
+	echo "$rev" >"$out/REVISION"
+	echo "extracted $dir of $tool at $rev"
+	exit 0 ;;
+genai-perf)
+	# Its Python files only: the mirror lacks some of its data files' blobs.
+	rev=263c5f6e0c7a6c15472a54409174981f67930cfe
+	files=$(git --git-dir="$git_dir" ls-tree -r --name-only "$rev" genai-perf/genai_perf | grep '\.py$') ;;
 *)
-	echo "extract.sh: unknown tool $tool (want vllm, sglang or evalscope)" >&2; exit 2 ;;
+	echo "extract.sh: unknown tool $tool (want vllm, sglang, evalscope, guidellm, httpx or genai-perf)" >&2; exit 2 ;;
 esac
 for f in $files; do
 	mkdir -p "$out/$(dirname "$f")"
