@@ -39,6 +39,7 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/sseaudit/sseaudit/redact"
 	"github.com/sseaudit/sseaudit/trace"
 )
 
@@ -113,7 +114,10 @@ type Summary struct {
 	Redirects int
 	CutBodies int
 	BodyBytes int64
-	Elapsed   time.Duration
+	// Masked counts the credentials (the values of --header's credential
+	// headers) the server echoed, masked in the recording.
+	Masked  int
+	Elapsed time.Duration
 	// GotResponse is set once any answer arrived from the server.
 	GotResponse bool
 	Interrupted bool
@@ -301,6 +305,7 @@ func Run(ctx context.Context, o Options, w Writer) (Summary, error) {
 		return c.sum, err
 	}
 	c.endpoint, _ = Endpoint(o.URL, o.API)
+	c.secrets = redact.FromHeader(o.Headers)
 	c.client = o.Client
 	if c.client == nil {
 		c.client = newClient(o.Concurrency)
@@ -378,8 +383,9 @@ type capturing struct {
 	gotResponse    atomic.Bool
 	sent, inFlight atomic.Int64
 
-	sum  Summary
-	werr error // the writer's, which stops the capture
+	sum     Summary
+	secrets redact.Secrets // the credentials among o.Headers
+	werr    error          // the writer's, which stops the capture
 }
 
 // clock is the trace's clock: ns since the capture started.
@@ -538,6 +544,7 @@ func (c *capturing) write(r result, unflushed *int) {
 	case c.werr != nil:
 		return
 	}
+	c.sum.Masked += c.secrets.Request(r.req)
 	if err := c.w.Write(r.req); err != nil {
 		c.fail(err)
 		return

@@ -257,3 +257,38 @@ func FuzzReadPrompts(f *testing.F) {
 		}
 	})
 }
+
+// A server that echoes the key of --header: the recording holds it masked,
+// byte for byte, in the body and in the error.
+func TestEchoedKeyMasked(t *testing.T) {
+	const key = "sk-capture-echo-0123456789"
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(401)
+		io.WriteString(w, `{"error":{"message":"Incorrect API key provided: `+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")+`"}}`)
+	}))
+	defer ts.Close()
+	var got collect
+	sum, err := capture.Run(context.Background(), capture.Options{
+		URL: ts.URL, Requests: 2, Concurrency: 1, PromptWords: 2, MaxTokens: 9, Model: "m",
+		Headers: http.Header{"Authorization": {"Bearer " + key}},
+	}, &got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mask := strings.Repeat("*", len(key))
+	for _, r := range got.reqs {
+		var body []byte
+		for _, c := range r.Chunks {
+			body = append(body, c.Data...)
+		}
+		if want := `{"error":{"message":"Incorrect API key provided: ` + mask + `"}}`; string(body) != want || r.Error == nil ||
+			strings.Contains(*r.Error, key) || !strings.Contains(*r.Error, mask) {
+			t.Errorf("recorded body %q, error %v", body, r.Error)
+		}
+	}
+	if sum.Masked != 4 { // each request: its body and its error
+		t.Errorf("masked %d, want 4", sum.Masked)
+	}
+}

@@ -27,7 +27,7 @@ const (
 )
 
 // Framers lists every framer, in a fixed order.
-var Framers = []Framer{AISBench, SSE, VLLM, SGLang, EvalScope, AIPerf, GenAIPerf}
+var Framers = []Framer{AISBench, SSE, VLLM, SGLang, EvalScope, AIPerf, GenAIPerf, GuideLLM}
 
 // Message is one piece of a body a client's framing hands its request
 // function, at the time of the read that completed it.

@@ -270,3 +270,126 @@ func FuzzEvalScopeFramer(f *testing.F) {
 		fuzzClientFramer(t, EvalScope, body, sizes, literalEvalScope)
 	})
 }
+
+// literalGuideLLM is guidellm's client framing written the obvious way,
+// Python line for Python line: httpx 0.28.1's aiter_lines (TextDecoder
+// with errors="replace", LineDecoder with its trailing_cr and splitlines,
+// both flushed at the end of the body), then _aiter_lines skipping blank
+// lines.
+func literalGuideLLM(req *trace.Request) (msgs []string, times []int64, decodeErr bool) {
+	strip := func(s string) string { return strings.TrimFunc(s, isPyStrSpace) }
+	isBreak := func(r rune) bool {
+		switch r {
+		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			return true
+		}
+		return false
+	}
+	splitlines := func(s string) []string {
+		var out []string
+		rs := []rune(s)
+		start := 0
+		for i := 0; i < len(rs); i++ {
+			if isBreak(rs[i]) {
+				out = append(out, string(rs[start:i]))
+				if rs[i] == '\r' && i+1 < len(rs) && rs[i+1] == '\n' {
+					i++
+				}
+				start = i + 1
+			}
+		}
+		if start < len(rs) {
+			out = append(out, string(rs[start:]))
+		}
+		return out
+	}
+	var buffer []string
+	trailingCR := false
+	lineDecode := func(text string) []string {
+		if trailingCR {
+			text, trailingCR = "\r"+text, false
+		}
+		if strings.HasSuffix(text, "\r") {
+			trailingCR, text = true, text[:len(text)-1]
+		}
+		if text == "" {
+			return nil
+		}
+		last, _ := utf8.DecodeLastRuneInString(text)
+		trailing := isBreak(last)
+		lines := splitlines(text)
+		if len(lines) == 1 && !trailing {
+			buffer = append(buffer, lines[0])
+			return nil
+		}
+		if len(buffer) > 0 {
+			lines[0] = strings.Join(buffer, "") + lines[0]
+			buffer = nil
+		}
+		if !trailing {
+			buffer = []string{lines[len(lines)-1]}
+			lines = lines[:len(lines)-1]
+		}
+		return lines
+	}
+	emit := func(lines []string, t int64) {
+		for _, l := range lines {
+			if strip(l) != "" {
+				msgs, times = append(msgs, l), append(times, t)
+			}
+		}
+	}
+	var held []byte
+	textDecode := func(data []byte, final bool) string {
+		in := append(held, data...)
+		var sb strings.Builder
+		pos := 0
+		for pos < len(in) {
+			r, n := utf8.DecodeRune(in[pos:])
+			if r == utf8.RuneError && n == 1 && !final && !utf8.FullRune(in[pos:]) && len(in)-pos <= 3 {
+				break // an incomplete sequence waits
+			}
+			sb.WriteRune(r)
+			pos += n
+		}
+		held = append([]byte(nil), in[pos:]...)
+		return sb.String()
+	}
+	for _, c := range req.Chunks {
+		if len(c.Data) == 0 {
+			continue
+		}
+		if text := textDecode(c.Data, false); text != "" {
+			emit(lineDecode(text), c.TNs)
+		}
+	}
+	if req.Error != nil {
+		return msgs, times, false
+	}
+	end := endTime(req)
+	if text := textDecode(nil, true); text != "" {
+		emit(lineDecode(text), end)
+	}
+	if len(buffer) > 0 || trailingCR {
+		emit([]string{strings.Join(buffer, "")}, end)
+	}
+	return msgs, times, false
+}
+
+// FuzzGuideLLMFramer: the guidellm framer hands on what guidellm's client
+// framing (httpx's lines), written literally, hands on (the same lines at
+// the same times), every body byte in one bucket.
+func FuzzGuideLLMFramer(f *testing.F) {
+	addSeeds(f)
+	for _, s := range append(clientSeeds,
+		"data: {\"a\":1}\r",
+		"data: [DONE]\r\ndata:[DONE]\r\n \n\xe4\xbd\n\x85data: x\u2028data: y",
+		"\r\r\n\ndata: {}\n\xe4") {
+		f.Add([]byte(s), []byte(nil))
+		f.Add([]byte(s), []byte{4, 0, 6, 2, 7})
+		f.Add([]byte(s), []byte{1, 1, 1, 1})
+	}
+	f.Fuzz(func(t *testing.T, body, sizes []byte) {
+		fuzzClientFramer(t, GuideLLM, body, sizes, literalGuideLLM)
+	})
+}

@@ -119,13 +119,6 @@ func decodeError(b []byte, pos, n int, reason string) string {
 	return "'utf-8' codec can't decode bytes in position " + strconv.Itoa(pos) + "-" + strconv.Itoa(pos+n-1) + ": " + reason
 }
 
-// PyStrip is str.strip() of the valid UTF-8 text s (Unicode whitespace at
-// both ends), for the tools' calculators.
-func PyStrip(s []byte) []byte {
-	i, j := pyStrStrip(s)
-	return s[i:j]
-}
-
 // PyDecodeIgnore appends b decoded as Python's bytes.decode("utf-8",
 // errors="ignore") decodes it: each maximal invalid subsequence dropped.
 func PyDecodeIgnore(dst, b []byte) []byte {

@@ -33,3 +33,10 @@ func PyInt(v *fastjson.Value) (int64, bool) {
 	n, err := v.Int64()
 	return n, err == nil
 }
+
+// PyStrip is str.strip() of the valid UTF-8 text s: Python's notion of
+// whitespace at both ends removed.
+func PyStrip(s []byte) []byte {
+	i, j := pyStrStrip(s)
+	return s[i:j]
+}

@@ -249,6 +249,7 @@ type Replayer struct {
 	sglang    sglangFramer
 	evalscope evalscopeFramer
 	aiperf    aiperfFramer
+	guidellm  guidellmFramer
 	text      messageText
 }
 
@@ -343,6 +344,9 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 		clientTimePoints(req, res)
 	case GenAIPerf:
 		genaiperfFramer{}.run(&in, &r.acct, res, &r.text)
+		clientTimePoints(req, res)
+	case GuideLLM:
+		r.guidellm.run(&in, &r.cls, &r.acct, res, &r.text)
 		clientTimePoints(req, res)
 	}
 	r.text.finish(res)

@@ -4,6 +4,7 @@ import (
 	"github.com/sseaudit/sseaudit/calc/aiperf"
 	"github.com/sseaudit/sseaudit/calc/aisbench"
 	"github.com/sseaudit/sseaudit/calc/evalscope"
+	"github.com/sseaudit/sseaudit/calc/guidellm"
 	"github.com/sseaudit/sseaudit/calc/sglang"
 	"github.com/sseaudit/sseaudit/calc/vllm"
 	"github.com/sseaudit/sseaudit/metric"
@@ -31,6 +32,7 @@ type prepared struct {
 	sglang    []sglang.Message
 	evalscope []evalscope.Message
 	aiperf    []aiperf.Message
+	guidellm  []guidellm.Message
 }
 
 // ruleSwitch is one rule of a tool and how to switch it to AISBench's:

@@ -343,3 +343,30 @@ func TestIssue16GenAIPerf(t *testing.T) {
 		t.Errorf("basic: failures does not move successes: %+v", a)
 	}
 }
+
+// TestIssue16GuideLLMQuirks: guidellm's rules on the quirk traces.
+// quirks/first_token (each request: role at 100 ms, texts at 101, 121, 141
+// and 161, the finish at 181, usage and [DONE] at 184; 4 output tokens by
+// its usage; the next requests 10 and 20 ms later): the role-only chunk is
+// no token, so TTFT is the first text's (101, 111, 121 ms: mean 111); ITL
+// is (last - first token) / (4 - 1) = 20 ms; TPOT counts the first token,
+// (last token - start) / 4: 40.25, 42.75 and 45.25 ms, mean 42.75; E2E
+// ends at the [DONE] line's read: 184, 194 and 204 ms. Lines not starting
+// with "data:" are ignored: quirks/id_lines' three requests, keep_alive's
+// two and comment_block's one all succeed.
+func TestIssue16GuideLLMQuirks(t *testing.T) {
+	rep := runTools(t, quirk("first_token"), "guidellm")
+	for _, c := range []struct {
+		q    Quantity
+		want float64
+	}{{TTFTMean, 0.111}, {ITLMean, 0.020}, {TPOTMean, 0.04275}, {E2EMean, 0.194}, {OutputTokens, 12}, {Successes, 3}} {
+		if got := value(t, rep, "guidellm", c.q); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("first_token %s: %v, want %v", c.q.Label(), got, c.want)
+		}
+	}
+	for name, want := range map[string]float64{"id_lines": 3, "keep_alive": 2, "comment_block": 1} {
+		if got := value(t, runTools(t, quirk(name), "guidellm"), "guidellm", Successes); got != want {
+			t.Errorf("%s: %v successes, want %v", name, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/sseaudit/sseaudit/calc/aiperf"
 	"github.com/sseaudit/sseaudit/calc/evalscope"
 	"github.com/sseaudit/sseaudit/calc/genaiperf"
+	"github.com/sseaudit/sseaudit/calc/guidellm"
 	"github.com/sseaudit/sseaudit/calc/sglang"
 	"github.com/sseaudit/sseaudit/calc/vllm"
 	"github.com/sseaudit/sseaudit/internal/parallel"
@@ -35,6 +36,7 @@ type Opener func() (trace.Reader, error)
 
 // Run computes every tool's report from the trace.
 func Run(open Opener, opts Options) (*Report, error) {
+	open = openBytes(open)
 	tools := opts.Tools
 	if tools == nil {
 		tools = Default()
@@ -51,6 +53,7 @@ func Run(open Opener, opts Options) (*Report, error) {
 		r.Close()
 		return nil, fmt.Errorf("%s: %w", info.Path, err)
 	}
+	noTimeline, _ := info.Meta.Get(trace.KeyStartTimes)
 	if rep.API == "" {
 		rep.API, rep.APIFrom, err = sniffAPI(r)
 	}
@@ -146,6 +149,8 @@ func Run(open Opener, opts Options) (*Report, error) {
 				}
 				e.all = newGenAIPerf(t, rep.API, all, true)
 			}
+		case "guidellm":
+			e.own = newGuideLLM(t, rep.API)
 		default:
 			return nil, fmt.Errorf("tools: %s has no calculator", t.Name)
 		}
@@ -169,6 +174,11 @@ func Run(open Opener, opts Options) (*Report, error) {
 	parallel.Do(tasks...)
 	for k, v := range every {
 		results[v] = out[k]
+		if noTimeline != "" {
+			if err := withoutTimeline(out[k], noTimeline); err != nil {
+				return nil, err
+			}
+		}
 	}
 	var ais *ToolResult
 	for i := range entries {
@@ -268,6 +278,7 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, api string, r
 			sc := &sglang.Client{API: sglang.API(api)}
 			ec := &evalscope.Client{}
 			ac := &aiperf.Client{}
+			gc := &guidellm.Client{API: guidellm.API(api)}
 			return func(rr *record.Replayed) *prepared {
 				var pr prepared
 				if rr.Replay.Transport == "" {
@@ -283,6 +294,11 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, api string, r
 					if p.reads["aiperf"] {
 						pr.aiperf = ac.Read(rr.Replay)
 					}
+				}
+				if p.reads["guidellm"] {
+					// Lines before a transport error count: [DONE] among
+					// them ends the request first.
+					pr.guidellm = gc.Read(rr.Replay)
 				}
 				return &pr
 			}

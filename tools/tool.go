@@ -78,6 +78,12 @@ var Known = []Tool{
 		Files: []string{"src/client_backend/openai/openai_client.cc", "src/infer_context.cc",
 			"genai-perf/genai_perf/profile_data_parser/llm_profile_data_parser.py", "genai-perf/genai_perf/metrics/statistics.py"},
 		Proof: "golden"}},
+	{Name: "guidellm", Title: "guidellm", Source: Source{
+		Repo: "vllm-project/guidellm", Commit: "ee7a77457ba668b4b5ccb40f110518829893b36a",
+		Files: []string{"src/guidellm/backends/openai/http.py", "src/guidellm/backends/openai/request_handlers.py",
+			"src/guidellm/schemas/response.py", "src/guidellm/schemas/request_stats.py", "src/guidellm/schemas/statistics.py",
+			"src/guidellm/benchmark/schemas/metrics.py"},
+		Proof: "golden"}},
 }
 
 // Lookup finds a tool by name.

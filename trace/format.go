@@ -121,7 +121,16 @@ func Open(path string, opts OpenOptions) (Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("spooling stdin: %w", err)
 		}
-		cleanup = func() { tmp.Close(); os.Remove(tmp.Name()) }
+		// Unlinked at once where the system allows it (the open file stays
+		// readable): a process killed while reading leaves nothing behind.
+		// Elsewhere (Windows) it is removed on Close.
+		unlinked := os.Remove(tmp.Name()) == nil
+		cleanup = func() {
+			tmp.Close()
+			if !unlinked {
+				os.Remove(tmp.Name())
+			}
+		}
 		if _, err := io.Copy(tmp, in); err != nil {
 			cleanup()
 			return nil, fmt.Errorf("reading stdin: %w", err)

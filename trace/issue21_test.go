@@ -3,6 +3,8 @@ package trace
 import (
 	"errors"
 	"math"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -187,5 +189,30 @@ func TestIssue21TimeSpan(t *testing.T) {
 	err = c.Check(&Request{RequestID: "a", T0Ns: -2, Chunks: []Chunk{{TNs: math.MaxInt64, Data: []byte("x")}}}, Error{Row: 0})
 	if err == nil || !strings.Contains(err.Error(), "span from -2 to 9223372036854775807 ns") {
 		t.Fatalf("one request: %v", err)
+	}
+}
+
+// Stdin is spooled to a file that is unlinked as soon as it is made: a
+// process killed while reading leaves nothing in the temporary folder.
+func TestStdinSpoolLeavesNothing(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an open file cannot be unlinked on Windows: removed on Close there")
+	}
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	r, err := Open("-", OpenOptions{Stdin: strings.NewReader(canonicalJSONL)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("while the trace is open, the temporary folder holds %v", left)
+	}
+	n := 0
+	for r.Scan() {
+		n++
+	}
+	if err := r.Err(); err != nil || n != 3 {
+		t.Fatalf("read %d requests, err %v; want 3", n, err)
 	}
 }

@@ -1,8 +1,7 @@
 package vllm
 
 import (
-	"math"
-
+	"github.com/sseaudit/sseaudit/calc/internal/peak"
 	"github.com/sseaudit/sseaudit/pynum"
 )
 
@@ -42,58 +41,11 @@ func StatsOf(xs []float64, ps []float64) Stats {
 }
 
 // Peak is calculate_metrics' max_output_tokens_per_s and
-// max_concurrent_requests: tokens (the first at start_time + ttft, then one
-// at each ITL added on) and requests in flight counted in one-second buckets
-// from the first successful start_time, int(t - min_start) truncated, over
-// int(np.ceil(max_end - min_start)) + 1 buckets; the fullest bucket of each.
+// max_concurrent_requests, counted over the successful outputs (package
+// peak).
 func Peak(outputs []Output) (tokensPerS float64, concurrent int) {
-	first := true
-	var minStart, maxEnd float64
-	for i := range outputs {
+	return peak.Of(len(outputs), func(i int) (peak.Request, bool) {
 		o := &outputs[i]
-		if !o.Success {
-			continue
-		}
-		end := o.StartTime + o.Latency
-		if first || o.StartTime < minStart {
-			minStart = o.StartTime
-		}
-		if first || end > maxEnd {
-			maxEnd = end
-		}
-		first = false
-	}
-	if first {
-		return 0, 0
-	}
-	n := int(math.Ceil(maxEnd-minStart)) + 1
-	if n <= 0 {
-		return 0, 0
-	}
-	tokens := make([]float64, n)
-	inFlight := make([]float64, n)
-	for i := range outputs {
-		o := &outputs[i]
-		if !o.Success {
-			continue
-		}
-		t := o.StartTime + o.TTFT
-		bucket(tokens, t-minStart)
-		for _, itl := range o.ITL {
-			t += itl
-			bucket(tokens, t-minStart)
-		}
-		from := int(o.StartTime - minStart)
-		to := int((o.StartTime+o.Latency)-minStart) + 1
-		for s := max(from, 0); s < to && s < n; s++ {
-			inFlight[s]++
-		}
-	}
-	return pynum.NumpyMax(tokens), int(pynum.NumpyMax(inFlight))
-}
-
-func bucket(counts []float64, offset float64) {
-	if b := int(offset); b >= 0 && b < len(counts) {
-		counts[b]++
-	}
+		return peak.Request{Start: o.StartTime, TTFT: o.TTFT, Latency: o.Latency, ITL: o.ITL}, o.Success
+	})
 }

@@ -234,6 +234,9 @@ func writeSummary(w io.Writer, s capture.Summary, out string, file *capture.File
 	for _, enc := range sortedKeys(s.Encoded) {
 		fmt.Fprintf(w, "capture: %d answers were %s-encoded (Content-Encoding)\n", s.Encoded[enc], enc)
 	}
+	if s.Masked > 0 {
+		fmt.Fprintf(w, "capture: %d credentials the server echoed (a --header's key) masked in the recording, byte for byte with '*'\n", s.Masked)
+	}
 	if s.Redirects > 0 {
 		fmt.Fprintf(w, "capture: %d answers were redirects, recorded and not followed\n", s.Redirects)
 	}

@@ -163,6 +163,7 @@ func TestHostile(t *testing.T) {
 	gen := &hostileInputs{dir: t.TempDir(), done: map[string]string{}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // a child process a case: as many at once as -parallel (GOMAXPROCS)
 			path, err := filepath.Abs(filepath.Join("testdata", "hostile", c.input))
 			if err != nil {
 				t.Fatal(err)

@@ -154,6 +154,8 @@ Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check,
 			genCommand(e),
 			serveCommand(e),
 			captureCommand(e),
+			tapCommand(e),
+			lagCommand(e),
 		},
 	}
 	for _, c := range app.Commands {

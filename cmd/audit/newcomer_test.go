@@ -365,6 +365,14 @@ func TestNoSendTimesRefused(t *testing.T) {
 			t.Errorf("%s written: %v, want %v", name, err == nil, want)
 		}
 	}
+	// diff and whatif refuse the stable stage too, saying why; tools,
+	// which replay bytes, refuse time points.
+	if stdout, stderr, code := runCLI(t, "", "diff", imported, imported); code != 0 || !strings.Contains(stdout, "has no native (stable) stage: the trace has no send times") {
+		t.Errorf("diff: exit %d: %s%s", code, stdout, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "tools", imported); code != 1 || !strings.Contains(stderr, "holds time points, not the bytes") {
+		t.Errorf("tools: exit %d: %s", code, stderr)
+	}
 	// The same requests with send times: no such finding.
 	withTimes := filepath.Join(dir, "with.jsonl")
 	if _, stderr, code := runCLI(t, "", "import", "--from", "vllm", filepath.Join("testdata", "import", "vllm", "result.json"), "-o", withTimes); code != 0 {

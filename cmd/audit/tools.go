@@ -14,7 +14,7 @@ import (
 func toolsCommand(e env) *cli.Command {
 	return &cli.Command{
 		Name:      "tools",
-		Usage:     "what each benchmark tool (AISBench, vLLM, SGLang, EvalScope, AIPerf, GenAI-Perf) would have reported from the same bytes, and why they differ",
+		Usage:     "what each benchmark tool (AISBench, vLLM, SGLang, EvalScope, AIPerf, GenAI-Perf, guidellm) would have reported from the same bytes, and why they differ",
 		ArgsUsage: "TRACE",
 		Description: `Replays every request through each tool's own client framing and request
 function and computes its metrics with its own code, pinned to a commit
@@ -38,6 +38,8 @@ function and computes its metrics with its own code, pinned to a commit
             C++ client, from its code; a failed request stops it);
             _preprocess_response and its metrics (token counts need its
             tokenizer: not computed)
+  guidellm  guidellm benchmark (ee7a77457ba6): httpx's lines; its stats and
+            DistributionSummary.from_values (token-weighted TPOT and ITL)
 
 A run's duration, which vLLM and SGLang take from their wall clock, is the
 trace's span: the first t0 to the last end (EvalScope takes its own from its
@@ -63,6 +65,7 @@ Examples:
 			&cli.StringFlag{Name: "tool", Usage: "the tools, comma-separated, in the table's order: " + strings.Join(tools.Names(), ", ") + " (default: all)"},
 			enumFlag("api", "auto", "the endpoint the trace streamed from: chat, completions or auto (the trace's metadata, else the payloads)", "auto", "chat", "completions"),
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, append(outputFlags("output: text, json, markdown or html", "text", "json", "markdown", "html"), limitFlags()...)...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")

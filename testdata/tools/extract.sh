@@ -9,8 +9,10 @@
 #   extract.sh aiperf GIT_DIR OUTDIR      (ai-dynamo/aiperf: its aiperf package)
 #   extract.sh aiohttp GIT_DIR OUTDIR     (aio-libs/aiohttp: the StreamReader
 #                                          of the version AIPerf asks for)
+#   extract.sh guidellm GIT_DIR OUTDIR    (vllm-project/guidellm: its src/guidellm)
+#   extract.sh httpx GIT_DIR OUTDIR       (encode/httpx 0.28.1: guidellm's HTTP client)
 #   extract.sh genai-perf GIT_DIR OUTDIR  (triton-inference-server/perf_analyzer:
-#                                          its genai-perf Python package)
+#                                          genai-perf's Python files)
 set -eu
 tool=$1 git_dir=$2 out=$3
 case $tool in
@@ -29,11 +31,23 @@ aiperf)
 aiohttp)
 	rev=fbe830fe7d0cf45b476f4c986553c050bcecd669 # v3.12.15
 	files="aiohttp/streams.py" ;;
+guidellm | httpx)
+	# A whole package: guidellm's imports reach across it.
+	case $tool in
+	guidellm) rev=ee7a77457ba668b4b5ccb40f110518829893b36a dir=src/guidellm ;;
+	httpx) rev=26d48e0634e6ee9cdc0533996db289ce4b430177 dir=httpx ;;
+	esac
+	mkdir -p "$out"
+	git --git-dir="$git_dir" archive "$rev" "$dir" | tar -x -C "$out"
+	echo "$rev" >"$out/REVISION"
+	echo "extracted $dir of $tool at $rev"
+	exit 0 ;;
 genai-perf)
+	# Its Python files only: the mirror lacks some of its data files' blobs.
 	rev=263c5f6e0c7a6c15472a54409174981f67930cfe
 	files=$(git --git-dir="$git_dir" ls-tree -r --name-only "$rev" genai-perf/genai_perf | grep '\.py$') ;;
 *)
-	echo "extract.sh: unknown tool $tool (want vllm, sglang, evalscope, aiperf, aiohttp or genai-perf)" >&2; exit 2 ;;
+	echo "extract.sh: unknown tool $tool (want vllm, sglang, evalscope, aiperf, aiohttp, guidellm, httpx or genai-perf)" >&2; exit 2 ;;
 esac
 for f in $files; do
 	mkdir -p "$out/$(dirname "$f")"

@@ -2,13 +2,15 @@
 # Remakes the tools' goldens (golden/NAME.TOOL.json) from the tools' own code
 # at the pinned commits: vllm bench serve and SGLang's bench_serving (see
 # oracle.py), EvalScope perf (oracle_evalscope.py), AIPerf (oracle_aiperf.py),
-# GenAI-Perf (oracle_genaiperf.py).
+# GenAI-Perf (oracle_genaiperf.py), guidellm benchmark (oracle_guidellm.py).
 # Run from the repository root, with the tools' files extracted by extract.sh:
 #   VLLM_SRC=DIR SGLANG_SRC=DIR EVALSCOPE_SRC=DIR AIPERF_SRC=DIR AIOHTTP_SRC=DIR \
-#   GENAI_PERF_SRC=DIR testdata/tools/regen.sh
-# (GENAI_PERF_SRC: the extracted files' genai-perf directory.)
-# TOOLS (default "vllm sglang evalscope aiperf genai-perf") remakes only those
-# tools' goldens.
+#   GENAI_PERF_SRC=DIR GUIDELLM_SRC=DIR HTTPX_SRC=DIR testdata/tools/regen.sh
+# (GENAI_PERF_SRC: the extracted files' genai-perf directory; GUIDELLM_SRC:
+# extract.sh guidellm's OUTDIR/src; HTTPX_SRC: extract.sh httpx's OUTDIR.)
+# TOOLS (default "vllm sglang evalscope aiperf genai-perf guidellm") remakes
+# only those tools' goldens. guidellm's runs as EvalScope's does (pydantic 2,
+# pydantic-settings) and needs Debian's python3-httpx for httpx's imports.
 # Needs Debian's python3-aiohttp, python3-numpy, python3-regex, python3-tqdm;
 # EvalScope's also pydantic 2, which Debian 12 lacks: EVALSCOPE_PYTHON names
 # a Python 3.11 that has it (default python3), run with Debian's packages on
@@ -20,7 +22,7 @@
 # converted to JSONL first), the quirk traces of issue 16 (quirks/make.py)
 # and a trace of every tracegen profile for both APIs (audit gen --requests 24 --concurrency 4 --output-tokens 24 --seed 1).
 set -eu
-TOOLS=${TOOLS:-vllm sglang evalscope aiperf genai-perf}
+TOOLS=${TOOLS:-vllm sglang evalscope aiperf genai-perf guidellm}
 for t in $TOOLS; do
 	case $t in
 	vllm) : "${VLLM_SRC:?set VLLM_SRC to the extracted vLLM files}" ;;
@@ -30,6 +32,7 @@ for t in $TOOLS; do
 		: "${AIPERF_SRC:?set AIPERF_SRC to the extracted AIPerf files}"
 		: "${AIOHTTP_SRC:?set AIOHTTP_SRC to the extracted aiohttp files}" ;;
 	genai-perf) : "${GENAI_PERF_SRC:?set GENAI_PERF_SRC to the extracted genai-perf directory}" ;;
+	guidellm) : "${GUIDELLM_SRC:?set GUIDELLM_SRC to the extracted guidellm src}" "${HTTPX_SRC:?set HTTPX_SRC to the extracted httpx}" ;;
 	*) echo "regen.sh: unknown tool $t" >&2; exit 2 ;;
 	esac
 done
@@ -55,6 +58,7 @@ golden() { # NAME API TRACE.jsonl
 		evalscope) PYTHONPATH=$DEBIAN_PY "$EVALSCOPE_PYTHON" $here/oracle_evalscope.py "$2" "$EVALSCOPE_SRC" "$3" "$out/$1.evalscope.json" ;;
 		aiperf) PYTHONPATH=$DEBIAN_PY "$AIPERF_PYTHON" $here/oracle_aiperf.py "$2" "$AIPERF_SRC" "$AIOHTTP_SRC" "$3" "$out/$1.aiperf.json" ;;
 		genai-perf) PYTHONPATH=$DEBIAN_PY "$GENAI_PERF_PYTHON" $here/oracle_genaiperf.py "$2" "$GENAI_PERF_SRC" "$3" "$out/$1.genai-perf.json" ;;
+		guidellm) PYTHONPATH=$DEBIAN_PY "$EVALSCOPE_PYTHON" $here/oracle_guidellm.py "$2" "$GUIDELLM_SRC" "$HTTPX_SRC" "$3" "$out/$1.guidellm.json" ;;
 		esac
 	done
 }
@@ -78,3 +82,11 @@ for api in chat completions; do
 		golden "gen-$p-$api" "$api" "$tmp/gen.jsonl"
 	done
 done
+# guidellm's own: bodies exercising each rule of its streaming client
+# (guidellm/make.py).
+case " $TOOLS " in
+*" guidellm "*)
+	(cd $here/guidellm && /usr/bin/python3 make.py)
+	PYTHONPATH=$DEBIAN_PY "$EVALSCOPE_PYTHON" $here/oracle_guidellm.py chat "$GUIDELLM_SRC" "$HTTPX_SRC" \
+		$here/guidellm/client.jsonl "$out/guidellm-client.guidellm.json" ;;
+esac

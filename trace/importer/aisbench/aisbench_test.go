@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -365,10 +366,39 @@ func FuzzDecodeTimePoints(f *testing.F) {
 	f.Add(b.Bytes())
 	f.Add([]byte("\x93NUMPY\x01\x00\x20\x00{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }\n12345678"))
 	f.Add([]byte("\x93NUMPY\x01\x00\x10\x00{'shape': (1,)}\n"))
+	// A big-endian array, as np.save writes one of dtype '>f8'.
+	hdr := "{'descr': '>f8', 'fortran_order': False, 'shape': (2,), }"
+	hdr += strings.Repeat(" ", 63-(10+len(hdr))%64) + "\n"
+	be := append([]byte("\x93NUMPY\x01\x00"), byte(len(hdr)), byte(len(hdr)>>8))
+	be = append(append(be, hdr...), 0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0, 0, 0, 0, 1)
+	if tp, err := decodeTimePoints(be); err != nil || len(tp) != 2 || tp[0] != 1 {
+		f.Fatalf("big-endian seed: %v, %v", tp, err)
+	}
+	f.Add(be)
 	f.Fuzz(func(t *testing.T, blob []byte) {
 		tp, err := decodeTimePoints(blob)
-		if err == nil && len(blob) < 8*len(tp) {
+		if err != nil {
+			return
+		}
+		if len(blob) < 8*len(tp) {
 			t.Errorf("%d values from %d bytes", len(tp), len(blob))
+		}
+		// The data decoded here is what npyio's own reader makes of it.
+		r, err := npyio.NewReader(bytes.NewReader(blob))
+		if err != nil {
+			t.Fatalf("decoded, but npyio refuses the header: %v", err)
+		}
+		var ref []float64
+		if err := r.Read(&ref); err != nil && len(tp) > 0 {
+			t.Fatalf("decoded %d values, npyio reads none: %v", len(tp), err)
+		}
+		if len(ref) != len(tp) {
+			t.Fatalf("%d values, npyio reads %d", len(tp), len(ref))
+		}
+		for i := range tp {
+			if math.Float64bits(tp[i]) != math.Float64bits(ref[i]) {
+				t.Fatalf("value %d: %v, npyio reads %v", i, tp[i], ref[i])
+			}
 		}
 	})
 }
