@@ -1,6 +1,9 @@
 package pynum
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // NumpyStd returns np.std(xs) (ddof 0) as numpy 1.24's _var computes it: the
 // mean as NumpySum over the count, every deviation squared (x*x), their
@@ -36,4 +39,17 @@ func NumpyMedian(xs []float64) float64 {
 		return sorted[n/2]
 	}
 	return NumpySum(sorted[n/2-1:n/2+1]) / 2
+}
+
+// Describe is what AIPerf's MetricArray.to_result and GenAI-Perf's
+// Statistics compute of one metric's values: np.mean, np.percentile at
+// each of ps (numpy's linear method), np.min, np.max and np.std (ddof 0).
+// xs must not be empty.
+func Describe(xs, ps []float64) (mean float64, pct []float64, lo, hi, std float64) {
+	sorted := slices.Clone(xs)
+	SortFloats(sorted)
+	for _, p := range ps {
+		pct = append(pct, PercentileSorted(sorted, p))
+	}
+	return NumpyMean(xs), pct, NumpyMin(xs), NumpyMax(xs), NumpyStd(xs)
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // Other tools' clients cut the same body differently from AISBench's. Their
-// framers (vllm.go, sglang.go, evalscope.go) hand on what the client's framing hands its
+// framers (vllm.go, sglang.go, evalscope.go, aiperf.go, genaiperf.go) hand on what the client's framing hands its
 // request function, as Messages: the request function itself, which decides
 // which messages are timed, counted or fail the request, belongs to the
 // tool's calculator (calc/vllm, calc/sglang). The aisbench framer hands on
@@ -27,7 +27,7 @@ const (
 )
 
 // Framers lists every framer, in a fixed order.
-var Framers = []Framer{AISBench, SSE, VLLM, SGLang, EvalScope, GuideLLM}
+var Framers = []Framer{AISBench, SSE, VLLM, SGLang, EvalScope, AIPerf, GenAIPerf, GuideLLM}
 
 // Message is one piece of a body a client's framing hands its request
 // function, at the time of the read that completed it.
@@ -36,11 +36,13 @@ type Message struct {
 	// Text is the message: for the vllm framer a message of
 	// StreamedResponseHandler (stripped), for the sglang framer a non-blank
 	// line (stripped, valid UTF-8), for the evalscope framer "data: " and the
-	// block's data lines joined (stripped), for the aisbench framer the payload its
+	// block's data lines joined (stripped), for the aiperf framer a message's
+	// data content (its data values joined with "\n"; "" for none), for the
+	// genai-perf framer a read's bytes, for the aisbench framer the payload its
 	// client parsed (after "data:", stripped) or "[DONE]". It belongs to the
 	// Result.
 	Text  []byte
-	Event int // its event, in Result.Events
+	Event int // its event, in Result.Events (-1 for the genai-perf framer's reads)
 }
 
 // messageText gathers the messages' text while a framer runs; finish gives

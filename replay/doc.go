@@ -50,17 +50,20 @@
 // the body holds none of the constructs the two framers cut differently
 // (agree.go lists them), so that the sse replay is needed only then.
 //
-// Four more framers cut the body as other tools' clients do and hand on
+// Six more framers cut the body as other tools' clients do and hand on
 // their Messages (clients.go): vllm (vllm bench serve: each read stripped,
 // then StreamedResponseHandler's buffer, vllm.go), sglang (SGLang's
 // bench_serving: aiohttp's lines, each stripped, sglang.go), evalscope
 // (EvalScope perf: each read decoded, CRLF made LF, blocks' data lines
-// joined, evalscope.go) and guidellm (guidellm benchmark: httpx's text
-// lines, blank ones skipped, guidellm.go). With
+// joined, evalscope.go), aiperf (AIPerf: a message from its first byte
+// to a "\n\n" within one read, aiohttp 3.12's readuntil, timed at its
+// first byte, aiperf.go), genai-perf (perf_analyzer's OpenAI client: a
+// read a response, genaiperf.go) and guidellm (guidellm benchmark: httpx's
+// text lines, blank ones skipped, guidellm.go). With
 // Options.Messages the aisbench framer hands on the payloads its client
 // parsed too. What a message means (timed, counted, failing the request)
 // is the tool's request function's, in its calculator (calc/vllm,
-// calc/sglang, calc/evalscope, calc/guidellm).
+// calc/sglang, calc/evalscope, calc/aiperf, calc/genaiperf, calc/guidellm).
 //
 // A Replayer reuses its body buffer and JSON parser from one request to the
 // next; Replay is the one-off convenience.

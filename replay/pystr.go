@@ -118,3 +118,17 @@ func decodeError(b []byte, pos, n int, reason string) string {
 	}
 	return "'utf-8' codec can't decode bytes in position " + strconv.Itoa(pos) + "-" + strconv.Itoa(pos+n-1) + ": " + reason
 }
+
+// PyDecodeIgnore appends b decoded as Python's bytes.decode("utf-8",
+// errors="ignore") decodes it: each maximal invalid subsequence dropped.
+func PyDecodeIgnore(dst, b []byte) []byte {
+	for i := 0; i < len(b); {
+		if r, n := utf8.DecodeRune(b[i:]); r != utf8.RuneError || n > 1 {
+			dst = append(dst, b[i:i+n]...)
+			i += n
+			continue
+		}
+		i += validPrefix(b[i:])
+	}
+	return dst
+}

@@ -248,6 +248,7 @@ type Replayer struct {
 	vllm      vllmFramer
 	sglang    sglangFramer
 	evalscope evalscopeFramer
+	aiperf    aiperfFramer
 	guidellm  guidellmFramer
 	text      messageText
 }
@@ -337,6 +338,12 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 		clientTimePoints(req, res)
 	case EvalScope:
 		r.evalscope.run(&in, &r.cls, &r.acct, res, &r.text)
+		clientTimePoints(req, res)
+	case AIPerf:
+		r.aiperf.run(&in, &r.cls, &r.acct, res, &r.text)
+		clientTimePoints(req, res)
+	case GenAIPerf:
+		genaiperfFramer{}.run(&in, &r.acct, res, &r.text)
 		clientTimePoints(req, res)
 	case GuideLLM:
 		r.guidellm.run(&in, &r.cls, &r.acct, res, &r.text)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"github.com/sseaudit/sseaudit/calc/aiperf"
 	"github.com/sseaudit/sseaudit/calc/aisbench"
 	"github.com/sseaudit/sseaudit/calc/evalscope"
 	"github.com/sseaudit/sseaudit/calc/guidellm"
@@ -30,6 +31,7 @@ type prepared struct {
 	vllm      []vllm.Message
 	sglang    []sglang.Message
 	evalscope []evalscope.Message
+	aiperf    []aiperf.Message
 	guidellm  []guidellm.Message
 }
 

@@ -267,6 +267,83 @@ func TestIssue16EvalScopeQuirks(t *testing.T) {
 	}
 }
 
+// TestIssue16AIPerfQuirks: what AIPerf's client and response extractor do
+// that the others do not, worked by hand on the quirk traces
+// (testdata/tools/quirks/make.py) and equal to AIPerf's own code's
+// (golden/quirks-read_splits.aiperf.json: request_latency.avg 166.667 ms,
+// inter_chunk_latency one value of 60 ms).
+//
+// read_splits: rs-0 and rs-1 have two responses whose first bytes share a
+// read (ev3 begins in ev2's read): an interval of 0 ns, so AIPerf drops
+// both requests' inter-chunk latencies; rs-2's blank line split over two
+// reads joins two events into one message that is not JSON (both lost:
+// responses at 120 and 180 ms, one interval of 60 ms); rs-3's CRLF body is
+// one message, not JSON: no response, the request is no success. So 3
+// successes, TTFT 120 ms each, E2E (160 + 160 + 180) / 3 ms, one ITL
+// sample of 60 ms; keeping zero intervals (zero_interval) adds rs-0's and
+// rs-1's [20, 0, 20].
+//
+// basic: every request streams the usage-only tail, whose empty choices
+// raise IndexError: no success, and the empty_choices rule moves it.
+func TestIssue16AIPerfQuirks(t *testing.T) {
+	rep := runTools(t, quirk("read_splits"), "aisbench,aiperf")
+	for _, c := range []struct {
+		q    Quantity
+		want float64
+	}{{Successes, 3}, {TTFTMean, 0.120}, {E2EMean, (0.160 + 0.160 + 0.180) / 3}, {ITLSamples, 1}, {ITLMean, 0.060}} {
+		if got := value(t, rep, "aiperf", c.q); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("read_splits: AIPerf %s %v, want %v", c.q.Label(), got, c.want)
+		}
+	}
+	if a, ok := why(rep, "aiperf", "zero_interval"); !ok || !moves(a, ITLSamples) {
+		t.Errorf("read_splits: zero_interval does not move ITL samples: %+v", a)
+	}
+	for _, tr := range rep.Tools {
+		if tr.Tool.Name == "aiperf" && tr.Summary[TPOTMean].Known {
+			t.Error("AIPerf's TPOT (inter_token_latency) needs its tokenizer, yet known")
+		}
+	}
+
+	rep = runTools(t, filepath.Join(root, "testdata", "traces", "basic.jsonl"), "aisbench,aiperf")
+	if got := value(t, rep, "aiperf", Successes); got != 0 {
+		t.Errorf("basic: AIPerf has %v successes, want 0 (IndexError on the usage-only tail)", got)
+	}
+	if a, ok := why(rep, "aiperf", "empty_choices"); !ok || !moves(a, Successes) {
+		t.Errorf("basic: empty_choices does not move successes: %+v", a)
+	}
+}
+
+// TestIssue16GenAIPerf: GenAI-Perf on quirks/read_splits: every read is a
+// response, the role-only and [DONE] reads are dropped as empty, a read
+// starting with "\n" is a splinter joined to the one before: every request
+// keeps its four content reads (TTFT 120 ms each; E2E 160, 160, 180, 180
+// ms); 4 requests over 1.38 s; AISBench times the role-only event, 20 ms
+// earlier: every_message moves TTFT. On basic.jsonl a 500 stops
+// perf_analyzer: GenAI-Perf has no numbers, and the failures rule is why.
+func TestIssue16GenAIPerf(t *testing.T) {
+	rep := runTools(t, quirk("read_splits"), "aisbench,genai-perf")
+	for _, c := range []struct {
+		q    Quantity
+		want float64
+	}{{Successes, 4}, {TTFTMean, 0.120}, {E2EMean, (0.160 + 0.160 + 0.180 + 0.180) / 4}, {Duration, 1.38}} {
+		if got := value(t, rep, "genai-perf", c.q); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("read_splits: GenAI-Perf %s %v, want %v", c.q.Label(), got, c.want)
+		}
+	}
+	if a, ok := why(rep, "genai-perf", "every_message"); !ok || !moves(a, TTFTMean) {
+		t.Errorf("read_splits: every_message does not move TTFT: %+v", a)
+	}
+	rep = runTools(t, filepath.Join(root, "testdata", "traces", "basic.jsonl"), "aisbench,genai-perf")
+	for _, tr := range rep.Tools {
+		if tr.Tool.Name == "genai-perf" && !strings.HasPrefix(tr.Err, "perf_analyzer stops: HTTP 500") {
+			t.Errorf("basic: GenAI-Perf's error %q", tr.Err)
+		}
+	}
+	if a, ok := why(rep, "genai-perf", "failures"); !ok || !moves(a, Successes) {
+		t.Errorf("basic: failures does not move successes: %+v", a)
+	}
+}
+
 // TestIssue16GuideLLMQuirks: guidellm's rules on the quirk traces.
 // quirks/first_token (each request: role at 100 ms, texts at 101, 121, 141
 // and 161, the finish at 181, usage and [DONE] at 184; 4 output tokens by

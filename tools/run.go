@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/sseaudit/sseaudit/calc/aiperf"
 	"github.com/sseaudit/sseaudit/calc/evalscope"
+	"github.com/sseaudit/sseaudit/calc/genaiperf"
 	"github.com/sseaudit/sseaudit/calc/guidellm"
 	"github.com/sseaudit/sseaudit/calc/sglang"
 	"github.com/sseaudit/sseaudit/calc/vllm"
@@ -119,6 +121,34 @@ func Run(open Opener, opts Options) (*Report, error) {
 				}
 				e.all = newEvalScope(t, all, true)
 			}
+		case "aiperf":
+			e.own = newAIPerf(t, aiperf.Rules{}, false)
+			if opts.Why {
+				var all aiperf.Rules
+				for _, rs := range aiperfRules {
+					var rules aiperf.Rules
+					if rs.set != nil {
+						rs.set(&rules)
+						rs.set(&all)
+					}
+					e.rules = append(e.rules, newAIPerf(t, rules, rs.framing))
+				}
+				e.all = newAIPerf(t, all, true)
+			}
+		case "genai-perf":
+			e.own = newGenAIPerf(t, rep.API, genaiperf.Rules{}, false)
+			if opts.Why {
+				var all genaiperf.Rules
+				for _, rs := range genaiperfRules {
+					var rules genaiperf.Rules
+					if rs.set != nil {
+						rs.set(&rules)
+						rs.set(&all)
+					}
+					e.rules = append(e.rules, newGenAIPerf(t, rep.API, rules, rs.framing))
+				}
+				e.all = newGenAIPerf(t, rep.API, all, true)
+			}
 		case "guidellm":
 			e.own = newGuideLLM(t, rep.API)
 		default:
@@ -195,6 +225,14 @@ func ruleList(tool string) []Rule {
 		for _, r := range evalscopeRules {
 			rs = append(rs, r.Rule)
 		}
+	case "aiperf":
+		for _, r := range aiperfRules {
+			rs = append(rs, r.Rule)
+		}
+	case "genai-perf":
+		for _, r := range genaiperfRules {
+			rs = append(rs, r.Rule)
+		}
 	}
 	return rs
 }
@@ -239,6 +277,7 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, api string, r
 			vc := &vllm.Client{API: vllm.API(api)}
 			sc := &sglang.Client{API: sglang.API(api)}
 			ec := &evalscope.Client{}
+			ac := &aiperf.Client{}
 			gc := &guidellm.Client{API: guidellm.API(api)}
 			return func(rr *record.Replayed) *prepared {
 				var pr prepared
@@ -251,6 +290,9 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, api string, r
 					}
 					if p.reads["evalscope"] {
 						pr.evalscope = ec.Read(rr.Replay)
+					}
+					if p.reads["aiperf"] {
+						pr.aiperf = ac.Read(rr.Replay)
 					}
 				}
 				if p.reads["guidellm"] {

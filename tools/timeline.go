@@ -21,6 +21,9 @@ var timelineKeys = map[string][]string{
 	"evalscope": {"Test Duration (s)", "Req Throughput (req/s)", "Output Throughput (tok/s)",
 		"Total Throughput (tok/s)", "Input Throughput (tok/s)"},
 	"guidellm": guidellm.TimelineKeys(),
+	"aiperf": {"request_throughput.avg", "output_token_throughput.avg", "min_request_timestamp.avg",
+		"max_response_timestamp.avg", "benchmark_duration.avg"},
+	"genai-perf": {"request_throughput.avg", "output_token_throughput.avg"},
 }
 
 // timelineQuantities are the table's rows that divide by the run's duration.

@@ -67,6 +67,17 @@ var Known = []Tool{
 		Files: []string{"evalscope/perf/plugin/api/default_api.py", "evalscope/perf/plugin/api/openai_api.py",
 			"evalscope/perf/utils/benchmark_util.py", "evalscope/perf/utils/db_util.py", "evalscope/perf/utils/perf_models.py"},
 		Proof: "golden"}},
+	{Name: "aiperf", Title: "AIPerf", Source: Source{
+		Repo: "ai-dynamo/aiperf", Commit: "db4f6397d11ee2d4cfbb41f70b2327315163dcf0",
+		Files: []string{"aiperf/clients/http/aiohttp_client.py", "aiperf/parsers/inference_result_parser.py",
+			"aiperf/parsers/openai_parsers.py", "aiperf/metrics/types/", "aiperf/metrics/metric_dicts.py",
+			"aiperf/post_processors/metric_results_processor.py", "aiperf/exporters/json_exporter.py"},
+		Proof: "golden"}},
+	{Name: "genai-perf", Title: "GenAI-Perf", Source: Source{
+		Repo: "triton-inference-server/perf_analyzer", Commit: "263c5f6e0c7a6c15472a54409174981f67930cfe",
+		Files: []string{"src/client_backend/openai/openai_client.cc", "src/infer_context.cc",
+			"genai-perf/genai_perf/profile_data_parser/llm_profile_data_parser.py", "genai-perf/genai_perf/metrics/statistics.py"},
+		Proof: "golden"}},
 	{Name: "guidellm", Title: "guidellm", Source: Source{
 		Repo: "vllm-project/guidellm", Commit: "ee7a77457ba668b4b5ccb40f110518829893b36a",
 		Files: []string{"src/guidellm/backends/openai/http.py", "src/guidellm/backends/openai/request_handlers.py",

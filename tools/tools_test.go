@@ -50,7 +50,7 @@ func TestEveryDifferenceAttributed(t *testing.T) {
 // results hold the calculators' keys.
 func TestWriters(t *testing.T) {
 	path := root + "/testdata/traces/basic.jsonl"
-	list, _ := ParseList("aisbench,vllm,sglang,evalscope,guidellm,aisbench@pr479")
+	list, _ := ParseList("aisbench,vllm,sglang,evalscope,aiperf,genai-perf,guidellm,aisbench@pr479")
 	rep, err := Run(func() (trace.Reader, error) { return trace.Open(path, trace.OpenOptions{}) }, Options{Tools: list, Why: true})
 	if err != nil {
 		t.Fatal(err)
@@ -116,14 +116,14 @@ func TestHostileTextEscaped(t *testing.T) {
 // given, each once; an unknown name says which it knows.
 func TestParseList(t *testing.T) {
 	ts, err := ParseList("")
-	if err != nil || len(ts) != 5 || ts[0].Name != "aisbench" || ts[1].Name != "vllm" || ts[2].Name != "sglang" || ts[3].Name != "evalscope" ||
-		ts[4].Name != "guidellm" {
+	if err != nil || len(ts) != 7 || ts[0].Name != "aisbench" || ts[1].Name != "vllm" || ts[2].Name != "sglang" || ts[3].Name != "evalscope" ||
+		ts[4].Name != "aiperf" || ts[5].Name != "genai-perf" || ts[6].Name != "guidellm" {
 		t.Errorf("default: %v %v", ts, err)
 	}
 	if ts, err := ParseList("sglang, aisbench@pr481"); err != nil || len(ts) != 2 || ts[0].Name != "sglang" {
 		t.Errorf("list: %v %v", ts, err)
 	}
-	for _, bad := range []string{"vllm,vllm", "genai-perf", "vllm,"} {
+	for _, bad := range []string{"vllm,vllm", "genai", "vllm,"} {
 		if _, err := ParseList(bad); err == nil {
 			t.Errorf("%q: want an error", bad)
 		}

@@ -14,7 +14,7 @@ import (
 func toolsCommand(e env) *cli.Command {
 	return &cli.Command{
 		Name:      "tools",
-		Usage:     "what each benchmark tool (AISBench, vLLM, SGLang, EvalScope, guidellm) would have reported from the same bytes, and why they differ",
+		Usage:     "what each benchmark tool (AISBench, vLLM, SGLang, EvalScope, AIPerf, GenAI-Perf, guidellm) would have reported from the same bytes, and why they differ",
 		ArgsUsage: "TRACE",
 		Description: `Replays every request through each tool's own client framing and request
 function and computes its metrics with its own code, pinned to a commit
@@ -29,6 +29,15 @@ function and computes its metrics with its own code, pinned to a commit
   evalscope EvalScope perf (fde259d2a32a): each read decoded, CRLF made LF,
             blocks' data lines joined; MetricsAccumulator and
             get_percentile_results (P99 the sorted values' [int(n*0.99)])
+  aiperf    AIPerf (db4f6397d11e): a message from its first byte to a "\n\n"
+            within one read (aiohttp 3.12), timed at its first byte; its
+            response extractor (a usage-only chunk fails the request) and
+            profile_export_aiperf.json's metrics (output tokens need its
+            tokenizer: not computed)
+  genai-perf GenAI-Perf (perf_analyzer 263c5f6e0c7a): a response a read (its
+            C++ client, from its code; a failed request stops it);
+            _preprocess_response and its metrics (token counts need its
+            tokenizer: not computed)
   guidellm  guidellm benchmark (ee7a77457ba6): httpx's lines; its stats and
             DistributionSummary.from_values (token-weighted TPOT and ITL)
 

@@ -6,10 +6,13 @@
 #   extract.sh vllm   GIT_DIR OUTDIR
 #   extract.sh sglang GIT_DIR OUTDIR
 #   extract.sh evalscope GIT_DIR OUTDIR   (modelscope/evalscope)
+#   extract.sh aiperf GIT_DIR OUTDIR      (ai-dynamo/aiperf: its aiperf package)
+#   extract.sh aiohttp GIT_DIR OUTDIR     (aio-libs/aiohttp: the StreamReader
+#                                          of the version AIPerf asks for)
 #   extract.sh guidellm GIT_DIR OUTDIR    (vllm-project/guidellm: its src/guidellm)
 #   extract.sh httpx GIT_DIR OUTDIR       (encode/httpx 0.28.1: guidellm's HTTP client)
 #   extract.sh genai-perf GIT_DIR OUTDIR  (triton-inference-server/perf_analyzer:
-#                                          genai-perf's Python files, for oracle_genai_perf.py)
+#                                          genai-perf's Python files)
 set -eu
 tool=$1 git_dir=$2 out=$3
 case $tool in
@@ -22,6 +25,12 @@ sglang)
 evalscope)
 	rev=fde259d2a32ab8a4cdb3af44dc8b18f504f1e277
 	files="evalscope/perf/plugin/api/default_api.py evalscope/perf/plugin/api/openai_api.py evalscope/perf/plugin/api/base.py evalscope/perf/utils/benchmark_util.py evalscope/perf/utils/db_util.py evalscope/perf/utils/perf_models.py evalscope/perf/utils/perf_constants.py evalscope/perf/utils/body_meta.py" ;;
+aiperf)
+	rev=db4f6397d11ee2d4cfbb41f70b2327315163dcf0
+	files=$(git --git-dir="$git_dir" ls-tree -r --name-only "$rev" aiperf | grep '\.py$') ;;
+aiohttp)
+	rev=fbe830fe7d0cf45b476f4c986553c050bcecd669 # v3.12.15
+	files="aiohttp/streams.py" ;;
 guidellm | httpx)
 	# A whole package: guidellm's imports reach across it.
 	case $tool in
@@ -38,7 +47,7 @@ genai-perf)
 	rev=263c5f6e0c7a6c15472a54409174981f67930cfe
 	files=$(git --git-dir="$git_dir" ls-tree -r --name-only "$rev" genai-perf/genai_perf | grep '\.py$') ;;
 *)
-	echo "extract.sh: unknown tool $tool (want vllm, sglang, evalscope, guidellm, httpx or genai-perf)" >&2; exit 2 ;;
+	echo "extract.sh: unknown tool $tool (want vllm, sglang, evalscope, aiperf, aiohttp, guidellm, httpx or genai-perf)" >&2; exit 2 ;;
 esac
 for f in $files; do
 	mkdir -p "$out/$(dirname "$f")"

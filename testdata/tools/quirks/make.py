@@ -100,3 +100,78 @@ ids1 = [(100, ev1[0]), (101, ev1[1]), (121, "id: 7\n" + ev1[2]), (141, ev1[3]), 
         (184, ev1[6] + ev1[7])]
 write("id_lines", [request("id-0", T0, ids), request("id-1", T0 + 400 * MS, ids1),
                    request("ok-2", T0 + 800 * MS, timed(stream(2, words), 100, 20))])
+
+# Streams without the usage-only chunk (what a server sends a client that
+# does not ask for stream_options.include_usage, as AIPerf does not): AIPerf
+# raises IndexError on the usage-only chunk's empty choices and fails every
+# request that has one. Here: a plain stream (nu-0); reasoning before the
+# content (nu-1); a keep-alive comment between events (nu-2); a content
+# event without "object" (nu-3), which AIPerf skips; one holding NaN
+# (nu-4), which orjson refuses and json.loads accepts.
+def plain(i, words, reasoning=()):
+    out = [chunk(i, {"role": "assistant", "content": ""})]
+    out += [chunk(i, {"reasoning_content": w}) for w in reasoning]
+    out += [chunk(i, {"content": w}) for w in words]
+    out.append(chunk(i, {}, finish="stop"))
+    out.append("data: [DONE]\n\n")
+    return out
+
+
+def each_read(events, first, step):
+    return [(first + k * step, e) for k, e in enumerate(events)]
+
+
+nu = []
+nu.append(request("nu-0", T0, each_read(plain(0, words), 100, 20)))
+nu.append(request("nu-1", T0 + 400 * MS, each_read(plain(1, words, reasoning=["Hm ", "so "]), 100, 20)))
+ev = plain(2, words)
+nu.append(request("nu-2", T0 + 800 * MS, each_read(ev[:3] + [": keep-alive\n\n"] + ev[3:], 100, 20)))
+ev = plain(3, words)
+ev[1] = ev[1].replace('"object":"chat.completion.chunk",', "")
+nu.append(request("nu-3", T0 + 1200 * MS, each_read(ev, 100, 20)))
+ev = plain(4, words)
+ev[2] = ev[2].replace('"usage":null', '"usage":null,"x":NaN')
+nu.append(request("nu-4", T0 + 1600 * MS, each_read(ev, 100, 20)))
+write("no_usage", nu)
+
+# Events cut differently over reads, without usage: an event whose first
+# bytes come a read before its end (rs-0: AIPerf times a message at its
+# first byte); two events in one read (rs-1: a 0 ms interval, for which
+# AIPerf drops the request's inter-chunk latencies); an event's blank line
+# split over two reads (rs-2: aiohttp 3.12's readuntil looks for "\n\n"
+# within one read, so AIPerf joins the two events into one message that is
+# not JSON, and loses both); CRLF line ends (rs-3: no "\n\n" at all, the
+# body is one message for AIPerf).
+rs = []
+ev = plain(0, words)
+rs.append(request("rs-0", T0, [(100, ev[0]), (120, ev[1]), (140, ev[2] + ev[3][:20]), (150, ev[3][20:]),
+                               (160, ev[4]), (180, ev[5]), (200, ev[6])]))
+ev = plain(1, words)
+rs.append(request("rs-1", T0 + 400 * MS, [(100, ev[0]), (120, ev[1]), (140, ev[2] + ev[3]), (160, ev[4]),
+                                          (180, ev[5]), (200, ev[6])]))
+ev = plain(2, words)
+rs.append(request("rs-2", T0 + 800 * MS, [(100, ev[0]), (120, ev[1]), (140, ev[2][:-1]), (160, "\n" + ev[3]),
+                                          (180, ev[4]), (200, ev[5]), (220, ev[6])]))
+ev = [e.replace("\n", "\r\n") for e in plain(3, words)]
+rs.append(request("rs-3", T0 + 1200 * MS, each_read(ev, 100, 20)))
+write("read_splits", rs)
+
+# A run of 40 requests without usage, each read one event but for some
+# events sent two to a read, with seeded random gaps, one after another:
+# AIPerf's statistics (np.mean, np.std, np.percentile over
+# TTFT, latency, TTST, inter-chunk latency) on more than a handful of values.
+import random  # noqa: E402
+
+rng = random.Random(16)
+many = []
+for i in range(40):
+    ev = plain(i, words[: rng.randint(1, 4)], reasoning=["Hm "] if i % 7 == 0 else ())
+    reads, t = [], 60 + rng.random() * 120
+    k = 0
+    while k < len(ev):
+        n = 2 if rng.random() < 0.15 and k + 1 < len(ev) else 1
+        reads.append((round(t, 3), "".join(ev[k:k + n])))
+        t += 1 + rng.random() * 40
+        k += n
+    many.append(request("nm-%d" % i, T0 + i * 500 * MS, reads))
+write("no_usage_many", many)
