@@ -13,48 +13,55 @@ import (
 // Linux (the runtime waits for them in epoll_wait, whose timeout is in
 // milliseconds); a replay server later than its clients cannot measure
 // them. So one goroutine keeps the next due time of every stream in a
-// min-heap, sleeps until the earliest with a precise sleeper (on Linux a
-// thread of its own, waiting on a futex with an absolute CLOCK_MONOTONIC
-// deadline and no timer slack, see sleep_linux.go), releases what is due
-// and sleeps again. A stream's goroutine still does its own writes: it
-// waits for the pacer to release each one, so a slow client holds up
-// its own stream only.
+// min-heap, sets one precise alarm for the earliest (on Linux a timerfd
+// set to an absolute CLOCK_MONOTONIC time, see alarm_linux.go), releases
+// what is due when it goes off, and sets it again. A stream's goroutine
+// does its own writes: a slow client holds up its own stream only.
+//
+// The pacer waits for its alarm without holding a thread: the runtime's
+// network poller wakes it as the timerfd becomes readable (an event, not
+// epoll_wait's timeout), and the streams it releases write at once on the
+// same thread. A thread of its own sleeping in clock_nanosleep or a futex
+// wait was tried first (issue 22's suggestion): it was later, and cost
+// more CPU, because it must hand every released stream to another thread
+// and the runtime keeps a P for a thread in a system call
+// (docs/performance.md).
 //
 // The pacer goroutine runs while some stream has a write to come, and
 // ends when none has.
 type pacer struct {
-	sl sleeper
+	al alarm
 
-	mu       sync.Mutex
-	h        paceHeap
-	running  bool          // the pacer goroutine runs
-	sleeping bool          // it sleeps until target
-	target   time.Duration // on sl's clock
+	mu      sync.Mutex
+	h       paceHeap
+	running bool          // the pacer goroutine runs
+	waiting bool          // it waits for the alarm, set for target
+	target  time.Duration // on al's clock
 }
 
-// A sleeper is the pacer's clock.
-type sleeper interface {
-	// now is the time on the sleeper's clock, which counts from the
-	// sleeper's base (a time.Time: see pacer.since).
+// An alarm is the pacer's clock. Only the pacer goroutine calls open,
+// close, set and wait; advance is called by others. Every method but wait
+// is called with the pacer's lock held.
+type alarm interface {
+	// now is the time on the alarm's clock, which counts from base.
 	now() time.Duration
-	// enter and leave are called by the pacer goroutine when it starts
-	// and before it ends.
-	enter()
-	leave()
-	// token is read with the pacer's lock held before sleep, which
-	// returns at until at the latest, or once wake was called after
-	// token (it may return early, too). wake is called with the lock
-	// held.
-	token() uint32
-	sleep(until time.Duration, token uint32)
-	wake()
 	base() time.Time
+	// open and close are called as the pacer goroutine starts and ends.
+	open()
+	close()
+	// set sets the alarm for at; wait waits until it goes off (it may
+	// return early).
+	set(at time.Duration)
+	wait()
+	// advance sets the alarm for at, earlier than it is set for, while
+	// the pacer waits.
+	advance(at time.Duration)
 }
 
-func newPacer(sl sleeper) *pacer { return &pacer{sl: sl} }
+func newPacer(al alarm) *pacer { return &pacer{al: al} }
 
 // since is t on the pacer's clock.
-func (p *pacer) since(t time.Time) time.Duration { return t.Sub(p.sl.base()) }
+func (p *pacer) since(t time.Time) time.Duration { return t.Sub(p.al.base()) }
 
 // A pace is one stream's schedule: its due times, on the pacer's clock,
 // in the order the stream writes (a due time earlier than the one before
@@ -79,8 +86,9 @@ func (p *pacer) start(dues []time.Duration) *pace {
 	case !p.running:
 		p.running = true
 		go p.run()
-	case p.sleeping && dues[0] < p.target:
-		p.sl.wake()
+	case p.waiting && dues[0] < p.target:
+		p.target = dues[0]
+		p.al.advance(dues[0])
 	}
 	p.mu.Unlock()
 	return t
@@ -132,22 +140,23 @@ func (p *pacer) step(now time.Duration) (time.Duration, bool) {
 }
 
 func (p *pacer) run() {
-	p.sl.enter()
-	defer p.sl.leave()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.al.open()
+	defer p.al.close()
 	for {
-		next, ok := p.step(p.sl.now())
+		next, ok := p.step(p.al.now())
 		if !ok {
 			p.running = false
 			return
 		}
-		p.sleeping, p.target = true, next
-		tok := p.sl.token()
+		// An alarm goes off once: it is set for every wait.
+		p.al.set(next)
+		p.waiting, p.target = true, next
 		p.mu.Unlock()
-		p.sl.sleep(next, tok)
+		p.al.wait()
 		p.mu.Lock()
-		p.sleeping = false
+		p.waiting = false
 	}
 }
 
@@ -176,25 +185,41 @@ func (h *paceHeap) Pop() any {
 	return t
 }
 
-// timerSleeper sleeps with Go's timers: the portable sleeper, and the
+// timerAlarm is an alarm of Go's timers: the portable one, and the
 // fallback of the precise one.
-type timerSleeper struct {
+type timerAlarm struct {
 	t0   time.Time
-	kick chan struct{}
+	at   atomic.Int64
+	kick chan struct{} // advance happened
 }
 
-func newTimerSleeper() *timerSleeper {
-	return &timerSleeper{t0: time.Now(), kick: make(chan struct{}, 1)}
+func newTimerAlarm() *timerAlarm {
+	return &timerAlarm{t0: time.Now(), kick: make(chan struct{}, 1)}
 }
 
-func (s *timerSleeper) now() time.Duration { return time.Since(s.t0) }
-func (s *timerSleeper) base() time.Time    { return s.t0 }
-func (s *timerSleeper) enter()             {}
-func (s *timerSleeper) leave()             {}
-func (s *timerSleeper) token() uint32      { return 0 }
+func (a *timerAlarm) now() time.Duration { return time.Since(a.t0) }
+func (a *timerAlarm) base() time.Time    { return a.t0 }
+func (a *timerAlarm) open()              {}
+func (a *timerAlarm) close()             {}
 
-func (s *timerSleeper) sleep(until time.Duration, _ uint32) {
-	d := until - s.now()
+func (a *timerAlarm) set(at time.Duration) {
+	a.at.Store(int64(at))
+	select {
+	case <-a.kick: // an advance the pacer has seen
+	default:
+	}
+}
+
+func (a *timerAlarm) advance(at time.Duration) {
+	a.at.Store(int64(at))
+	select {
+	case a.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (a *timerAlarm) wait() {
+	d := time.Duration(a.at.Load()) - a.now()
 	if d <= 0 {
 		return
 	}
@@ -202,13 +227,6 @@ func (s *timerSleeper) sleep(until time.Duration, _ uint32) {
 	defer tm.Stop()
 	select {
 	case <-tm.C:
-	case <-s.kick:
-	}
-}
-
-func (s *timerSleeper) wake() {
-	select {
-	case s.kick <- struct{}{}:
-	default:
+	case <-a.kick:
 	}
 }

@@ -14,14 +14,14 @@ import (
 // stream: C streams of 50 writes each, 20 ms apart with some jitter (a
 // chat stream's ITL), staggered; a stream's goroutine reads the clock as
 // soon as its write is released. It reports the lateness's median, P99 and
-// maximum in µs, for the platform's sleeper and for Go's timers alone
+// maximum in µs, for the platform's alarm and for Go's timers alone
 // (what serve used before issue 22). The wire's own figures come from
 // bench/serve-timing.sh.
 func BenchmarkPacer(b *testing.B) {
 	for _, sl := range []struct {
 		name string
-		new  func() sleeper
-	}{{"sleeper", newSleeper}, {"timers", func() sleeper { return newTimerSleeper() }}} {
+		new  func() alarm
+	}{{"alarm", newAlarm}, {"timers", func() alarm { return newTimerAlarm() }}} {
 		for _, c := range []int{1, 16, 64} {
 			b.Run(fmt.Sprintf("%s/C=%d", sl.name, c), func(b *testing.B) {
 				var late []time.Duration
@@ -42,7 +42,7 @@ func BenchmarkPacer(b *testing.B) {
 // late each write was released.
 func pacerRound(p *pacer, c, n int, gap time.Duration) []time.Duration {
 	rng := rand.New(rand.NewPCG(1, 2))
-	start := p.sl.now() + 5*time.Millisecond
+	start := p.al.now() + 5*time.Millisecond
 	var mu sync.Mutex
 	var late []time.Duration
 	var wg sync.WaitGroup
@@ -60,7 +60,7 @@ func pacerRound(p *pacer, c, n int, gap time.Duration) []time.Duration {
 			mine := make([]time.Duration, 0, n)
 			for k := range dues {
 				t.wait(context.Background(), k)
-				mine = append(mine, p.sl.now()-dues[k])
+				mine = append(mine, p.al.now()-dues[k])
 			}
 			mu.Lock()
 			late = append(late, mine...)

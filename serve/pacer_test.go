@@ -7,20 +7,21 @@ import (
 	"time"
 )
 
-// fakeClock is a sleeper whose time moves only when the test says: each
-// time the pacer goes to sleep, its target comes out of asleep; advance
-// moves the clock and lets it go on.
+// fakeClock is an alarm whose time moves only when the test says: each
+// time the pacer waits for it, the time it is set for comes out of
+// asleep; advance moves the clock and lets the pacer go on.
 type fakeClock struct {
-	mu     sync.Mutex
-	t      time.Duration
-	wakes  int
-	asleep chan time.Duration
-	resume chan struct{}
-	left   chan struct{}
+	mu       sync.Mutex
+	t        time.Duration
+	at       time.Duration
+	advances int
+	isOpen   bool
+	asleep   chan time.Duration
+	resume   chan struct{}
 }
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{asleep: make(chan time.Duration, 16), resume: make(chan struct{}, 1), left: make(chan struct{}, 16)}
+	return &fakeClock{asleep: make(chan time.Duration, 16), resume: make(chan struct{}, 1)}
 }
 
 func (f *fakeClock) now() time.Duration {
@@ -29,16 +30,29 @@ func (f *fakeClock) now() time.Duration {
 	return f.t
 }
 func (f *fakeClock) base() time.Time { return time.Unix(0, 0) }
-func (f *fakeClock) enter()          {}
-func (f *fakeClock) leave()          { f.left <- struct{}{} }
-func (f *fakeClock) token() uint32   { return 0 }
-func (f *fakeClock) sleep(until time.Duration, _ uint32) {
-	f.asleep <- until
+func (f *fakeClock) open()           { f.setOpen(true) }
+func (f *fakeClock) close()          { f.setOpen(false) }
+func (f *fakeClock) setOpen(o bool) {
+	f.mu.Lock()
+	f.isOpen = o
+	f.mu.Unlock()
+}
+func (f *fakeClock) set(at time.Duration) {
+	f.mu.Lock()
+	f.at = at
+	f.mu.Unlock()
+}
+func (f *fakeClock) wait() {
+	f.mu.Lock()
+	at := f.at
+	f.mu.Unlock()
+	f.asleep <- at
 	<-f.resume
 }
-func (f *fakeClock) wake() {
+func (f *fakeClock) advance(at time.Duration) {
 	f.mu.Lock()
-	f.wakes++
+	f.at = at
+	f.advances++
 	f.mu.Unlock()
 	select {
 	case f.resume <- struct{}{}:
@@ -46,8 +60,8 @@ func (f *fakeClock) wake() {
 	}
 }
 
-// advance sets the clock to t and wakes the pacer.
-func (f *fakeClock) advance(t time.Duration) {
+// tick sets the clock to t and wakes the pacer.
+func (f *fakeClock) tick(t time.Duration) {
 	f.mu.Lock()
 	f.t = t
 	f.mu.Unlock()
@@ -63,22 +77,37 @@ func (f *fakeClock) nextSleep(t *testing.T) time.Duration {
 	select {
 	case d := <-f.asleep:
 		return d
-	case <-f.left:
-		t.Fatal("the pacer ended, want it asleep")
 	case <-time.After(liveness):
 		t.Fatal("the pacer never went to sleep")
 	}
 	return 0
 }
 
-func (f *fakeClock) ended(t *testing.T) {
+// ended waits for the pacer goroutine to end, and checks that it did not
+// sleep again first.
+func (f *fakeClock) ended(t *testing.T, p *pacer) {
 	t.Helper()
-	select {
-	case d := <-f.asleep:
-		t.Fatalf("the pacer sleeps until %v, want it ended", d)
-	case <-f.left:
-	case <-time.After(liveness):
-		t.Fatal("the pacer never ended")
+	for start := time.Now(); ; time.Sleep(time.Millisecond) {
+		select {
+		case d := <-f.asleep:
+			t.Fatalf("the pacer sleeps until %v, want it ended", d)
+		default:
+		}
+		p.mu.Lock()
+		running := p.running
+		p.mu.Unlock()
+		f.mu.Lock()
+		open := f.isOpen
+		f.mu.Unlock()
+		if !running {
+			if open {
+				t.Fatal("the pacer ended with its alarm open")
+			}
+			return
+		}
+		if time.Since(start) > liveness {
+			t.Fatal("the pacer never ended")
+		}
 	}
 }
 
@@ -123,14 +152,14 @@ func TestPacerReleasesInOrder(t *testing.T) {
 		check()
 		// Woken a nanosecond early: nothing is released, the pacer
 		// sleeps again until the same time.
-		f.advance(want - 1)
+		f.tick(want - 1)
 		if got := f.nextSleep(t); got != want {
 			t.Fatalf("sleep %d, woken at %v: until %v, want %v again", i, want-1, got, want)
 		}
 		check()
-		f.advance(want)
+		f.tick(want)
 	}
-	f.ended(t)
+	f.ended(t, p)
 	for j, pc := range paces {
 		if !pc.wait(context.Background(), len(schedules[j])-1) {
 			t.Errorf("stream %d: wait for its last write failed", j)
@@ -153,20 +182,20 @@ func TestPacerWakesForEarlierStream(t *testing.T) {
 	}
 	p.start([]time.Duration{70}) // after 50: no wake
 	f.mu.Lock()
-	wakes := f.wakes
+	advances := f.advances
 	f.mu.Unlock()
-	if wakes != 1 {
-		t.Errorf("%d wakes, want 1 (for the stream due at 50 only)", wakes)
+	if advances != 1 {
+		t.Errorf("the alarm advanced %d times, want 1 (for the stream due at 50 only)", advances)
 	}
-	f.advance(50)
+	f.tick(50)
 	if got := f.nextSleep(t); got != 70 {
 		t.Fatalf("sleeps until %v, want 70", got)
 	}
 	if a.released.Load() != 0 || b.released.Load() != 1 {
 		t.Errorf("at 50: released %d and %d, want 0 and 1", a.released.Load(), b.released.Load())
 	}
-	f.advance(100)
-	f.ended(t)
+	f.tick(100)
+	f.ended(t, p)
 }
 
 // TestPacerStop: a stopped stream gets no further release, and the pacer
@@ -177,13 +206,13 @@ func TestPacerStop(t *testing.T) {
 	a := p.start([]time.Duration{10, 20, 30})
 	b := p.start([]time.Duration{15})
 	f.nextSleep(t)
-	f.advance(10)
+	f.tick(10)
 	if got := f.nextSleep(t); got != 15 {
 		t.Fatalf("sleeps until %v, want 15", got)
 	}
 	p.stop(a)
-	f.advance(25)
-	f.ended(t)
+	f.tick(25)
+	f.ended(t, p)
 	if a.released.Load() != 1 || b.released.Load() != 1 {
 		t.Errorf("released %d and %d, want 1 (then stopped) and 1", a.released.Load(), b.released.Load())
 	}
@@ -200,31 +229,31 @@ func TestPacerStop(t *testing.T) {
 	if got := f.nextSleep(t); got != 40 {
 		t.Fatalf("a new stream: sleeps until %v, want 40", got)
 	}
-	f.advance(40)
-	f.ended(t)
+	f.tick(40)
+	f.ended(t, p)
 	if !c.wait(context.Background(), 0) {
 		t.Errorf("the new stream's write was not released")
 	}
 }
 
-// TestSleeperWakes: the platform's sleeper (and its fallback on Go's
-// timers) is woken by a stream due before the one it sleeps for, an hour
-// away: otherwise the test would wait for an hour. No write is released
-// before its due time on the sleeper's own clock.
-func TestSleeperWakes(t *testing.T) {
-	sleepers := map[string]sleeper{"platform": newSleeper(), "timers": newTimerSleeper()}
-	for name, sl := range otherSleepers() {
-		sleepers[name] = sl
+// TestAlarmWakes: the platform's alarm (and its fallback on Go's timers)
+// goes off for a stream due before the one it is set for, an hour away:
+// otherwise the test would wait for an hour. No write is released before
+// its due time on the alarm's own clock.
+func TestAlarmWakes(t *testing.T) {
+	alarms := map[string]alarm{"platform": newAlarm(), "timers": newTimerAlarm()}
+	for name, al := range otherAlarms() {
+		alarms[name] = al
 	}
-	for name, sl := range sleepers {
+	for name, al := range alarms {
 		t.Run(name, func(t *testing.T) {
-			p := newPacer(sl)
-			far := p.start([]time.Duration{sl.now() + time.Hour})
+			p := newPacer(al)
+			far := p.start([]time.Duration{al.now() + time.Hour})
 			defer p.stop(far)
 			asleep(t, p, far.dues[0])
 			var dues []time.Duration
 			for k := range 20 {
-				dues = append(dues, sl.now()+time.Duration(k)*100*time.Microsecond+time.Millisecond)
+				dues = append(dues, al.now()+time.Duration(k)*100*time.Microsecond+time.Millisecond)
 			}
 			near := p.start(dues)
 			done := make(chan struct{})
@@ -232,7 +261,7 @@ func TestSleeperWakes(t *testing.T) {
 				defer close(done)
 				for k, d := range dues {
 					near.wait(context.Background(), k)
-					if now := sl.now(); now < d {
+					if now := al.now(); now < d {
 						t.Errorf("write %d released at %v, before its due time %v", k, now, d)
 					}
 				}
@@ -240,7 +269,7 @@ func TestSleeperWakes(t *testing.T) {
 			select {
 			case <-done:
 			case <-time.After(liveness):
-				t.Fatal("the sleeper was not woken for a stream due before the one it sleeps for")
+				t.Fatal("the alarm did not go off for a stream due before the one it is set for")
 			}
 			if far.released.Load() != 0 {
 				t.Errorf("the stream due in an hour was released")
@@ -249,12 +278,12 @@ func TestSleeperWakes(t *testing.T) {
 	}
 }
 
-// asleep waits until the pacer sleeps until target.
+// asleep waits until the pacer waits for its alarm, set for target.
 func asleep(t *testing.T, p *pacer, target time.Duration) {
 	t.Helper()
 	for start := time.Now(); time.Since(start) < liveness; time.Sleep(time.Millisecond) {
 		p.mu.Lock()
-		ok := p.sleeping && p.target == target
+		ok := p.waiting && p.target == target
 		p.mu.Unlock()
 		if ok {
 			return

@@ -100,7 +100,7 @@ func New(r trace.Reader, opts Options) (*Server, error) {
 		opts.MaxBodyMemory = DefaultMaxBodyMemory
 	}
 	s := &Server{opts: opts, src: r, promptAt: -1, ended: make(chan struct{}), bodies: budget{left: opts.MaxBodyMemory},
-		pacer: newPacer(newSleeper())}
+		pacer: newPacer(newAlarm())}
 	info := r.Info()
 	s.path = info.Path
 	for i, x := range info.Extra {
