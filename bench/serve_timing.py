@@ -20,7 +20,11 @@
       Prints one line of JSON: the count, median, P90, P99 and max in µs
       (numpy's linear percentiles), the earliest, and how many chunks
       shared a segment with the chunk before them (a write that did not
-      leave on its own).
+      leave on its own). Then the same of the pacing alone, measured from
+      the stream's first read rather than the request's arrival: for the
+      k-th read after the first, its capture time minus (the first read's
+      + the trace's time between the two): what the server adds once it
+      has the request, without the time it took to see it (spacing_*).
 
 Needs aiohttp for the client only (Debian: python3-aiohttp).
 """
@@ -210,7 +214,7 @@ def analyze(trace, pcap, port, speed):
             conns.setdefault(sport, (Stream(), Stream()))[0].add(t, seq, flags, payload)
         elif sport == port:
             conns.setdefault(dport, (Stream(), Stream()))[1].add(t, seq, flags, payload)
-    late, shared, nresp = [], 0, 0
+    late, spacing, shared, nresp = [], [], 0, 0
     for cs, ss in conns.values():
         reqs, resps = requests(cs), responses(ss)
         if len(reqs) != len(resps):
@@ -225,15 +229,20 @@ def analyze(trace, pcap, port, speed):
             for (t, sh), o in zip(chunks, want):
                 late.append(t - (arrival + o))
                 shared += sh
+            for (t, _), o in zip(chunks[1:], want[1:]):
+                spacing.append(t - (chunks[0][0] + o - want[0]))
     if not late:
         sys.exit("serve_timing.py: no replayed read in the capture")
     late.sort()
+    spacing.sort()
     us = lambda v: round(v / 1000, 1)
     print(json.dumps({
         "responses": nresp, "reads": len(late),
         "median_us": us(percentile(late, 50)), "p90_us": us(percentile(late, 90)),
         "p99_us": us(percentile(late, 99)), "max_us": us(late[-1]), "min_us": us(late[0]),
         "shared_segments": shared,
+        "spacing_median_us": us(percentile(spacing, 50)), "spacing_p90_us": us(percentile(spacing, 90)),
+        "spacing_p99_us": us(percentile(spacing, 99)), "spacing_max_us": us(spacing[-1]),
     }, separators=(",", ":")))
 
 
