@@ -32,7 +32,9 @@
 #   ROUNDS      rounds of every binary and C (default 1)
 #   PYTHON      a Python with aiohttp (default python3)
 #   PORT        the port to serve on (default 18622)
-#   SERVE_WRAP  a command the server runs under (e.g. "nice -n -10")
+#   SERVE_WRAP  a command the server runs under (e.g. "chrt -f 10": out of
+#               the way of other jobs on a loaded machine)
+#   CLIENT_WRAP the same for the clients
 #   KEEP=1      keep the temporary directory (traces, captures, logs)
 set -euo pipefail
 
@@ -44,6 +46,7 @@ rounds=${ROUNDS:-1}
 python=${PYTHON:-python3}
 port=${PORT:-18622}
 wrap=${SERVE_WRAP:-}
+client_wrap=${CLIENT_WRAP:-}
 
 for tool in tcpdump /usr/bin/time; do
 	if ! command -v "$tool" >/dev/null; then
@@ -96,7 +99,7 @@ run() {
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	b0=$(busy)
 	local t0=$EPOCHREALTIME
-	if ! /usr/bin/time -f '%U %S' -o "$tmp/client.time" "$python" "$repo/bench/serve_timing.py" client "http://127.0.0.1:$port/v1/chat/completions" "$c" "$n"; then
+	if ! /usr/bin/time -f '%U %S' -o "$tmp/client.time" $client_wrap "$python" "$repo/bench/serve_timing.py" client "http://127.0.0.1:$port/v1/chat/completions" "$c" "$n"; then
 		kill "$srv" "$dump" 2>/dev/null || true
 		echo "serve-timing.sh: the client failed ($name, C=$c)" >&2
 		exit 1
@@ -150,8 +153,8 @@ for ((r = 1; r <= rounds; r++)); do
 	done
 done
 
-printf '\nmedians over %d round(s); lateness in µs, on the wire\n' "$rounds"
-printf '%-7s %4s %7s %9s %9s %9s %9s %9s %8s\n' binary C reads median P90 P99 max "cpu s" "cpu %"
+printf '\nmedians over %d round(s); lateness in µs, on the wire; load: the 1-minute load average as a run starts; sp: the pacing alone (from the first read)\n' "$rounds"
+printf '%-7s %4s %7s %9s %9s %9s %9s %9s %8s %7s %9s %9s\n' binary C reads median P90 P99 max "cpu s" "cpu %" load "sp median" "sp P99"
 for name in "${bins[@]}"; do
 	for c in $cs; do
 		"$python" - "$tmp/$name-$c.runs" "$name" "$c" <<'PY'
@@ -161,7 +164,8 @@ lat = [json.loads(r[0]) for r in rows]
 m = lambda k: statistics.median(x[k] for x in lat)
 cpu = statistics.median(float(r[1]) for r in rows)
 share = statistics.median(float(r[2]) for r in rows)
-print(f"{sys.argv[2]:<7} {sys.argv[3]:>4} {lat[0]['reads']:>7} {m('median_us'):>9.1f} {m('p90_us'):>9.1f} {m('p99_us'):>9.1f} {m('max_us'):>9.1f} {cpu:>9.2f} {share:>8.1f}")
+load = statistics.median(float(r[4]) for r in rows)
+print(f"{sys.argv[2]:<7} {sys.argv[3]:>4} {lat[0]['reads']:>7} {m('median_us'):>9.1f} {m('p90_us'):>9.1f} {m('p99_us'):>9.1f} {m('max_us'):>9.1f} {cpu:>9.2f} {share:>8.1f} {load:>7.2f} {m('spacing_median_us'):>9.1f} {m('spacing_p99_us'):>9.1f}")
 PY
 	done
 done
