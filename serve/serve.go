@@ -230,7 +230,8 @@ func (s *Server) matchStream(p string) *trace.Request {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	arrival := time.Now()
+	arrival := arrivalOf(r.Context(), time.Now())
+	defer forgetArrival(r.Context()) // what is read from now on is the next request's
 	switch {
 	case r.Method == http.MethodGet && (r.URL.Path == "/health" || r.URL.Path == "/v1/health"):
 		w.WriteHeader(http.StatusOK)

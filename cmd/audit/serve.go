@@ -100,7 +100,7 @@ Examples (they need a client; run them by hand):
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
-			limited := serve.LimitListener(ln, cmd.Int("max-connections"))
+			limited := serve.LimitListener(serve.ArrivalListener(ln), cmd.Int("max-connections"))
 			ln = limited
 			addr := ln.Addr().(*net.TCPAddr)
 			if !addr.IP.IsLoopback() {
@@ -110,7 +110,7 @@ Examples (they need a client; run them by hand):
 			// Idle keep-alive connections and slow senders would otherwise
 			// hold the connection slots for ever (issue 21).
 			srv := &http.Server{Handler: s, ReadHeaderTimeout: cmd.Duration("read-timeout"),
-				IdleTimeout: cmd.Duration("idle-timeout"), ConnState: limited.ConnState, ErrorLog: nil}
+				IdleTimeout: cmd.Duration("idle-timeout"), ConnState: limited.ConnState, ConnContext: serve.ConnContext, ErrorLog: nil}
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			errc := make(chan error, 1)
