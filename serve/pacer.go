@@ -3,6 +3,7 @@ package serve
 import (
 	"container/heap"
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -117,13 +118,15 @@ func (t *pace) wait(ctx context.Context, k int) bool {
 }
 
 // step releases every due time up to now, and returns the earliest due
-// time left (false when none is). The pacer's lock is held.
-func (p *pacer) step(now time.Duration) (time.Duration, bool) {
+// time left (false when none is) and how many it released. The pacer's
+// lock is held.
+func (p *pacer) step(now time.Duration) (next time.Duration, ok bool, released int) {
 	for len(p.h) > 0 {
 		t := p.h[0]
 		if t.dues[t.next] > now {
-			return t.dues[t.next], true
+			return t.dues[t.next], true, released
 		}
+		released++
 		t.next++
 		t.released.Store(int64(t.next))
 		select {
@@ -136,7 +139,7 @@ func (p *pacer) step(now time.Duration) (time.Duration, bool) {
 			heap.Pop(&p.h)
 		}
 	}
-	return 0, false
+	return 0, false, released
 }
 
 func (p *pacer) run() {
@@ -145,7 +148,16 @@ func (p *pacer) run() {
 	p.al.open()
 	defer p.al.close()
 	for {
-		next, ok := p.step(p.al.now())
+		next, ok, released := p.step(p.al.now())
+		if released > 0 {
+			// The released streams write first, on this thread, before
+			// the alarm is set again (two system calls): then the
+			// streams due meanwhile are released too.
+			p.mu.Unlock()
+			runtime.Gosched()
+			p.mu.Lock()
+			continue
+		}
 		if !ok {
 			p.running = false
 			return

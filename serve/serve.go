@@ -8,6 +8,10 @@
 // that failed mid-stream by cutting the body after its last recorded read.
 //
 // Any client can then be measured against a stream whose truth is known.
+// For that the server must be on time: one pacer releases every stream's
+// writes at their due times (pacer.go), and with ArrivalListener and
+// ConnContext a request arrives when its first byte reached the machine
+// (arrival.go), not when the server got round to reading it.
 package serve
 
 import (
