@@ -20,7 +20,7 @@ func TestIssue20ReadmeBuildsOutsidePackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	builds := regexp.MustCompile("go build -o (\\S+) \\./cmd/audit").FindAllStringSubmatch(string(readme), -1)
+	builds := regexp.MustCompile(`go build -o (\S+) \./cmd/audit`).FindAllStringSubmatch(string(readme), -1)
 	if len(builds) == 0 {
 		t.Fatal("README gives no go build -o command")
 	}
