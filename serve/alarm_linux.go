@@ -83,7 +83,10 @@ func (a *timerfdAlarm) advance(at time.Duration) {
 	}
 	a.set(at)
 	if a.failed.Load() {
+		// The pacer's read of the timerfd ends now, and it waits on Go's
+		// timers from then on.
 		a.timers.advance(at)
+		a.f.SetReadDeadline(time.Now())
 	}
 }
 
