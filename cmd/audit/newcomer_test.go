@@ -193,8 +193,14 @@ func TestIssue20NoMachinePaths(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		if d.Name() == ".git" { // a worktree's .git is a file naming its main checkout
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "bin") {
+			if path != root && d.Name() == "bin" {
 				return filepath.SkipDir
 			}
 			return nil
