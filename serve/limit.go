@@ -114,6 +114,9 @@ type limitConn struct {
 	once sync.Once
 }
 
+// NetConn is the connection c limits (as tls.Conn's NetConn is).
+func (c *limitConn) NetConn() net.Conn { return c.Conn }
+
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(func() {

@@ -8,6 +8,10 @@
 // that failed mid-stream by cutting the body after its last recorded read.
 //
 // Any client can then be measured against a stream whose truth is known.
+// For that the server must be on time: one pacer releases every stream's
+// writes at their due times (pacer.go), and with ArrivalListener and
+// ConnContext a request arrives when its first byte reached the machine
+// (arrival.go), not when the server got round to reading it.
 package serve
 
 import (
@@ -74,6 +78,8 @@ type Server struct {
 	byPrompt map[string][]*trace.Request
 	promptAt int
 
+	pacer *pacer // releases every stream's writes at their times
+
 	inFlight sync.WaitGroup
 	served   atomic.Int64
 	ended    chan struct{} // closed when the last stream is handed out (in order)
@@ -97,7 +103,8 @@ func New(r trace.Reader, opts Options) (*Server, error) {
 	if opts.MaxBodyMemory <= 0 {
 		opts.MaxBodyMemory = DefaultMaxBodyMemory
 	}
-	s := &Server{opts: opts, src: r, promptAt: -1, ended: make(chan struct{}), bodies: budget{left: opts.MaxBodyMemory}}
+	s := &Server{opts: opts, src: r, promptAt: -1, ended: make(chan struct{}), bodies: budget{left: opts.MaxBodyMemory},
+		pacer: newPacer(newAlarm())}
 	info := r.Info()
 	s.path = info.Path
 	for i, x := range info.Extra {
@@ -227,7 +234,8 @@ func (s *Server) matchStream(p string) *trace.Request {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	arrival := time.Now()
+	arrival := arrivalOf(r.Context(), time.Now())
+	defer forgetArrival(r.Context()) // what is read from now on is the next request's
 	switch {
 	case r.Method == http.MethodGet && (r.URL.Path == "/health" || r.URL.Path == "/v1/health"):
 		w.WriteHeader(http.StatusOK)
@@ -424,19 +432,23 @@ func (s *Server) at(arrival time.Time, req *trace.Request, tNs int64) time.Time 
 	return arrival.Add(time.Duration(d))
 }
 
-func sleepUntil(r *http.Request, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return r.Context().Err() == nil
+// schedule puts the due times of req's reads (when withReads), then its
+// end's, on the pacer: the k-th due time is the k-th read's, the last the
+// end's.
+func (s *Server) schedule(arrival time.Time, req *trace.Request, withReads bool) *pace {
+	n := 0
+	if withReads {
+		n = len(req.Chunks)
 	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-		return true
-	case <-r.Context().Done():
-		return false
+	dues := make([]time.Duration, 0, n+1)
+	for _, c := range req.Chunks[:n] {
+		dues = append(dues, s.pacer.since(s.at(arrival, req, c.TNs)))
 	}
+	end := arrival
+	if req.EndNs != nil {
+		end = s.at(arrival, req, *req.EndNs)
+	}
+	return s.pacer.start(append(dues, s.pacer.since(end)))
 }
 
 func (s *Server) replay(w http.ResponseWriter, r *http.Request, req *trace.Request, arrival time.Time) {
@@ -445,13 +457,12 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, req *trace.Reque
 		http.Error(w, timePointsOnly(s.path, req).Error(), http.StatusInternalServerError)
 		return
 	}
-	end := arrival
-	if req.EndNs != nil {
-		end = s.at(arrival, req, *req.EndNs)
-	}
+	ctx := r.Context()
 	if req.HTTPStatus == nil {
 		// No response arrived: close the connection without one.
-		sleepUntil(r, end)
+		p := s.schedule(arrival, req, false)
+		p.wait(ctx, 0)
+		s.pacer.stop(p)
 		s.logf("%s %s: %s: no response (connection closed)", r.RemoteAddr, r.URL.Path, req.RequestID)
 		panic(http.ErrAbortHandler)
 	}
@@ -482,8 +493,10 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, req *trace.Reque
 			return
 		}
 	}
-	for _, c := range req.Chunks {
-		if !sleepUntil(r, s.at(arrival, req, c.TNs)) {
+	p := s.schedule(arrival, req, true)
+	defer s.pacer.stop(p)
+	for k, c := range req.Chunks {
+		if !p.wait(ctx, k) {
 			return
 		}
 		sendHeader()
@@ -494,7 +507,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, req *trace.Reque
 			return
 		}
 	}
-	if !sleepUntil(r, end) {
+	if !p.wait(ctx, len(req.Chunks)) {
 		return
 	}
 	if req.Error != nil {
