@@ -52,8 +52,13 @@ func TestIssue20CaptureNoServer(t *testing.T) {
 // 1, saying how many requests the file holds.
 func TestIssue21CaptureInterrupted(t *testing.T) {
 	release := make(chan struct{})
+	arrived := make(chan struct{}, 1)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.Contains(r.Header.Get("X-Slow"), "yes") {
+			select {
+			case arrived <- struct{}{}:
+			default:
+			}
 			select {
 			case <-release:
 			case <-r.Context().Done():
@@ -65,7 +70,11 @@ func TestIssue21CaptureInterrupted(t *testing.T) {
 	defer close(release)
 	out := filepath.Join(t.TempDir(), "run.arrows")
 	child := startChild(t, "capture", "--url", ts.URL, "--requests", "100", "--header", "X-Slow: yes", "--progress", "never", "-o", out)
-	time.Sleep(500 * time.Millisecond)
+	select { // the first request is in flight (a loaded machine starts the child slowly)
+	case <-arrived:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no request reached the server in 30 s")
+	}
 	code, _ := child.stop(t)
 	stderr := child.stderr.String()
 	if code != 1 || !strings.Contains(stderr, "capture: interrupted: 1 of 100 requests sent; "+out+" holds the 0 written") {

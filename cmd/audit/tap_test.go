@@ -84,6 +84,30 @@ func readTapTrace(t *testing.T, path string) []*trace.Request {
 	return out
 }
 
+// waitRecorded waits, at most 20 s, until the trace being written at path
+// holds at least n requests.
+func waitRecorded(t *testing.T, path string, n int) {
+	t.Helper()
+	count := func() int {
+		r, err := trace.Open(path, trace.OpenOptions{})
+		if err != nil {
+			return 0
+		}
+		defer r.Close()
+		k := 0
+		for r.Scan() {
+			k++
+		}
+		return k
+	}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if count() >= n {
+			return
+		}
+	}
+	t.Fatalf("%s holds fewer than %d requests after 20 s", path, n)
+}
+
 func body(r *trace.Request) []byte {
 	var b []byte
 	for _, c := range r.Chunks {
@@ -285,6 +309,10 @@ func TestTapKilled(t *testing.T) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
+	// An exchange is written when it ends, a moment after its client has
+	// the last byte: wait for the five on disk (a loaded machine delays the
+	// writer), then kill.
+	waitRecorded(t, out, done)
 	resp, err := http.Post("http://"+addr+"/hang", "application/json", strings.NewReader(`{"stream":true}`))
 	if err != nil {
 		t.Fatal(err)
