@@ -23,11 +23,14 @@ import (
 
 // lzHistory is the bytes a streaming LZ decoder keeps behind its output.
 const (
-	lz4History    = 64 << 10
-	snappyHistory = 4 << 20
+	lz4History = 64 << 10
 	// lzStep is how much output a decoder makes before handing it out.
 	lzStep = 64 << 10
 )
+
+// snappyHistory is a variable so that the tests can make matches reach
+// behind it.
+var snappyHistory = 4 << 20
 
 // lzWindow is the output of a streaming LZ decoder: buf[:rd] is history,
 // buf[rd:] decoded and not yet read.

@@ -24,10 +24,11 @@ import (
 // windows of about streamBlock bytes. Memory then follows the window, not the
 // page or the row group.
 
-const (
-	wholePageBytes = 4 << 20
-	wholePageSlots = 1 << 20
-	streamBlock    = 1 << 20
+// Variables, not constants, so that the tests can stream small pages.
+var (
+	wholePageBytes int64 = 4 << 20
+	wholePageSlots       = 1 << 20
+	streamBlock          = 1 << 20
 	// streamSlots bounds the slots of a window of a streamed page.
 	streamSlots = 1 << 14
 )
