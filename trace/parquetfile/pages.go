@@ -33,6 +33,11 @@ var (
 	streamSlots = 1 << 14
 )
 
+// plainDictionary is PLAIN_DICTIONARY, deprecated for writers but what
+// Parquet 1.0 writers put in dictionary and data pages: read as
+// RLE_DICTIONARY in data pages, as PLAIN in dictionary pages.
+const plainDictionary format.Encoding = 2
+
 // pageInfo is what the reader keeps of a page header (read and checked by
 // the Guard).
 type pageInfo struct {
@@ -446,7 +451,7 @@ func (c *claimReader) Read(p []byte) (int, error) {
 
 // readDictionary decodes a dictionary page whole.
 func (s *columnStream) readDictionary(p *pageInfo) error {
-	if p.encoding != format.Plain && p.encoding != format.PlainDictionary {
+	if p.encoding != format.Plain && p.encoding != plainDictionary {
 		return fmt.Errorf("encoding %s: want PLAIN", p.encoding)
 	}
 	raw, err := s.wholeBody(p, nil)

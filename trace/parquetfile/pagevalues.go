@@ -147,7 +147,7 @@ func (ps *pageState) startValues() error {
 	switch ps.enc {
 	case format.Plain:
 		return nil
-	case format.PlainDictionary, format.RLEDictionary:
+	case plainDictionary, format.RLEDictionary:
 		if s.dict == nil {
 			return fmt.Errorf("a dictionary-encoded page without a dictionary page")
 		}
@@ -266,7 +266,7 @@ func (ps *pageState) fill(w *window) error {
 	}
 	w.reps, w.defs, w.slots = reps, defs, n
 	ps.slotsLeft -= n
-	if ps.enc == format.PlainDictionary || ps.enc == format.RLEDictionary {
+	if ps.enc == plainDictionary || ps.enc == format.RLEDictionary {
 		w.dict = ps.s.dict
 	}
 	return nil
@@ -294,7 +294,7 @@ func (ps *pageState) levels(buf, pend *[]byte, r levelReader, n, max int) ([]byt
 func (ps *pageState) values(w *window, n, budget int) (int, error) {
 	kind := ps.s.l.kind
 	switch ps.enc {
-	case format.PlainDictionary, format.RLEDictionary:
+	case plainDictionary, format.RLEDictionary:
 		w.indexes = grow(&w.indexBuf, n)
 		if err := ps.idx.readIndexes(w.indexes); err != nil {
 			return 0, fmt.Errorf("dictionary indexes: %w", err)
