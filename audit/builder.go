@@ -33,6 +33,11 @@ type Config struct {
 	// KeepITLSamples keeps ITL's pooled intervals in the report
 	// (metric.Result.Values), for tests and tools that read them.
 	KeepITLSamples bool
+	// NoTimeline, when set, is why the requests' send times are unknown (a
+	// trace's trace.KeyStartTimes): the stable stage is refused, and the
+	// finding no-timeline marks the whole stage's duration, concurrency and
+	// throughputs.
+	NoTimeline string
 }
 
 // Builder accumulates requests in trace order; Finalize computes the report.
@@ -80,7 +85,7 @@ func (b *Builder) Finalize() (*Report, error) {
 		}
 	}
 	ais, err := aisbench.New(b.run, aisbench.Config{MaxConcurrency: b.cfg.MaxConcurrency, Stats: b.cfg.Stats,
-		ExtraStats: extra, KeepITLSamples: b.cfg.KeepITLSamples})
+		ExtraStats: extra, KeepITLSamples: b.cfg.KeepITLSamples, NoTimeline: b.cfg.NoTimeline})
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ var ErrExists = errors.New("already exists")
 // (DefaultFlushEvery when 0).
 func CreateFile(path string, opts trace.WriteOptions, flushEvery int) (*File, error) {
 	if ext := strings.ToLower(filepath.Ext(path)); ext != ".arrows" {
-		return nil, fmt.Errorf("%s: capture writes an Arrow IPC stream, readable when cut short: want a .arrows file (convert it afterwards with audit convert)", path)
+		return nil, fmt.Errorf("%s: a trace recorded live is an Arrow IPC stream, readable when cut short: want a .arrows file (convert it afterwards with audit convert)", path)
 	}
 	if flushEvery <= 0 {
 		flushEvery = DefaultFlushEvery
@@ -65,7 +65,7 @@ func CreateFile(path string, opts trace.WriteOptions, flushEvery int) (*File, er
 		opts.Meta.Set(trace.KeySchemaVersion, trace.SchemaVersion)
 	}
 	exists := func() error {
-		return fmt.Errorf("%s: %w: capture never overwrites a trace; remove it or choose another -o", path, ErrExists)
+		return fmt.Errorf("%s: %w: a trace recorded live never overwrites one; remove it or choose another -o", path, ErrExists)
 	}
 	if _, err := os.Lstat(path); err == nil {
 		return nil, exists()
@@ -119,7 +119,7 @@ func (cf *File) createDirectly(tmp string) error {
 	}
 	f, err := os.OpenFile(cf.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("%s: %w: capture never overwrites a trace; remove it or choose another -o", cf.path, ErrExists)
+		return fmt.Errorf("%s: %w: a trace recorded live never overwrites one; remove it or choose another -o", cf.path, ErrExists)
 	}
 	if err != nil {
 		return err

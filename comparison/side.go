@@ -21,6 +21,10 @@ type Config struct {
 	// MaxConcurrency is the configured max concurrency C; 0 = unknown (the
 	// run then has no stable stage).
 	MaxConcurrency int
+	// NoTimeline is why the requests' send times are unknown
+	// (trace.KeyStartTimes); "" when known. The stable stage is then
+	// refused, as aisbench.Config.NoTimeline says.
+	NoTimeline string
 	// Stats are statistics to compute beside AISBench's default columns
 	// (those --fail-on names): any name samples.ParseStatistic accepts.
 	Stats []string
@@ -131,7 +135,7 @@ func (b *Builder) Finalize() (*Side, error) {
 			extra = append(extra, s)
 		}
 	}
-	ais, err := aisbench.New(b.run, aisbench.Config{MaxConcurrency: b.cfg.MaxConcurrency, ExtraStats: extra})
+	ais, err := aisbench.New(b.run, aisbench.Config{MaxConcurrency: b.cfg.MaxConcurrency, NoTimeline: b.cfg.NoTimeline, ExtraStats: extra})
 	if err != nil {
 		return nil, err
 	}

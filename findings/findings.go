@@ -24,6 +24,7 @@ const (
 
 // The finding codes, in the order findings are reported.
 const (
+	NoTimeline         = "no-timeline"
 	CommentInBlock     = "comment-in-block"
 	FieldLines         = "event-field-lines"
 	MultiLineData      = "multiline-data"
@@ -115,6 +116,7 @@ type rule func(*Input) []Finding
 
 // rules are every rule, in the order findings are reported.
 var rules = []rule{
+	noTimeline,
 	framing(commentInBlock), framing(fieldLines), framing(multiLineData),
 	bufferedStream, unknownTokens, roleOnlySetsTTFT, usageTailSetsEnd,
 	perStage(itlNCountsRequests, tpotBelowITL, zeroIntervals),

@@ -14,6 +14,21 @@ import (
 	"github.com/sseaudit/sseaudit/unit"
 )
 
+// noTimeline reports a trace whose send times are unknown: AISBench's
+// figures that divide by the run's span are computed from requests that
+// all start at 0.
+func noTimeline(in *Input) []Finding {
+	reason := in.AISResult.NoTimeline
+	if reason == "" || in.AISResult.Total == nil || in.AISResult.Total.Err != nil {
+		return nil
+	}
+	st := in.AISResult.Total
+	return []Finding{{Code: NoTimeline, Severity: SeverityError, Stage: aisbench.StageTotal,
+		Figure:   "Benchmark Duration, Concurrency, Request Throughput, token throughputs",
+		Message:  fmt.Sprintf("the requests' send times are unknown (%s): the whole stage's duration, concurrency and throughputs are computed as if every request started at 0, and are not the run's; E2EL, TTFT, TPOT, ITL and the token counts are per request and stand", reason),
+		Evidence: []Evidence{count("requests", len(st.Requests)), ev("duration_as_computed", st.DurationSeconds, unit.Seconds)}}}
+}
+
 // construct is a framing AISBench's client mishandles where a spec client
 // does not.
 type construct struct {

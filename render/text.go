@@ -70,6 +70,9 @@ func (r *printer) notes() []string {
 		for _, m := range st.Removed {
 			notes = append(notes, fmt.Sprintf("%s: AISBench leaves out %s: %s", StageTitle(stage), m.Name, m.Reason))
 		}
+		if r.NoTimeline != "" {
+			notes = append(notes, fmt.Sprintf("%s: Benchmark Duration, Concurrency and the throughputs are computed as if every request started at 0, not the run's: the trace has no send times (finding no-timeline)", StageTitle(stage)))
+		}
 	}
 	if q := r.Stable.Quirk; q.Changed && r.shows(aisbench.StageStable) {
 		notes = append(notes, fmt.Sprintf("native (stable): AISBench's failure-index quirk changes its counts: it prints Total %d, Success %d, Failed %d (and N %d) for %d selected requests that all succeeded",

@@ -10,7 +10,7 @@ import (
 )
 
 // Other tools' clients cut the same body differently from AISBench's. Their
-// framers (vllm.go, sglang.go) hand on what the client's framing hands its
+// framers (vllm.go, sglang.go, evalscope.go) hand on what the client's framing hands its
 // request function, as Messages: the request function itself, which decides
 // which messages are timed, counted or fail the request, belongs to the
 // tool's calculator (calc/vllm, calc/sglang). The aisbench framer hands on
@@ -27,7 +27,7 @@ const (
 )
 
 // Framers lists every framer, in a fixed order.
-var Framers = []Framer{AISBench, SSE, VLLM, SGLang}
+var Framers = []Framer{AISBench, SSE, VLLM, SGLang, EvalScope}
 
 // Message is one piece of a body a client's framing hands its request
 // function, at the time of the read that completed it.
@@ -35,7 +35,8 @@ type Message struct {
 	TNs int64
 	// Text is the message: for the vllm framer a message of
 	// StreamedResponseHandler (stripped), for the sglang framer a non-blank
-	// line (stripped, valid UTF-8), for the aisbench framer the payload its
+	// line (stripped, valid UTF-8), for the evalscope framer "data: " and the
+	// block's data lines joined (stripped), for the aisbench framer the payload its
 	// client parsed (after "data:", stripped) or "[DONE]". It belongs to the
 	// Result.
 	Text  []byte

@@ -171,3 +171,102 @@ func FuzzSGLangFramer(f *testing.F) {
 		fuzzClientFramer(t, SGLang, body, sizes, literalSGLang)
 	})
 }
+
+// literalEvalScope is EvalScope perf's client framing written the obvious
+// way, Python line for Python line: iter_any's reads, an incremental
+// decoder reset on invalid UTF-8 (the read then decoded alone, ignoring
+// bad bytes), CRLF made LF in each read's text, StreamedResponseHandler's
+// add_chunk with _extract_sse_payload on a string buffer.
+func literalEvalScope(req *trace.Request) (msgs []string, times []int64, decodeErr bool) {
+	var p JSONParser
+	strip := func(s string) string { return strings.TrimFunc(s, isPyStrSpace) }
+	extract := func(m string) (string, bool) {
+		var data []string
+		m = strip(m)
+		// str.splitlines
+		var lines []string
+		start := 0
+		rs := []rune(m)
+		for i := 0; i < len(rs); i++ {
+			switch rs[i] {
+			case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+				lines = append(lines, string(rs[start:i]))
+				if rs[i] == '\r' && i+1 < len(rs) && rs[i+1] == '\n' {
+					i++
+				}
+				start = i + 1
+			}
+		}
+		if start < len(rs) {
+			lines = append(lines, string(rs[start:]))
+		}
+		for _, l := range lines {
+			if rest, ok := strings.CutPrefix(l, "data:"); ok {
+				data = append(data, strings.TrimLeft(rest, " "))
+			}
+		}
+		payload := strip(strings.Join(data, ""))
+		return "data: " + payload, len(data) > 0 && payload != ""
+	}
+	var held []byte
+	buffer := ""
+	for _, c := range req.Chunks {
+		if len(c.Data) == 0 {
+			continue
+		}
+		in := append(append([]byte(nil), held...), c.Data...)
+		pos, bad := 0, false
+		for pos < len(in) {
+			r, n := utf8.DecodeRune(in[pos:])
+			if r == utf8.RuneError && n == 1 {
+				if !utf8.FullRune(in[pos:]) {
+					break
+				}
+				bad = true
+				break
+			}
+			pos += n
+		}
+		var text string
+		if bad {
+			held = nil
+			text = strings.ToValidUTF8(string(c.Data), "")
+		} else {
+			text = string(in[:pos])
+			held = in[pos:]
+		}
+		buffer += strings.ReplaceAll(text, "\r\n", "\n")
+		for strings.Contains(buffer, "\n\n") {
+			var m string
+			m, buffer, _ = strings.Cut(buffer, "\n\n")
+			if msg, ok := extract(m); ok {
+				msgs, times = append(msgs, msg), append(times, c.TNs)
+			}
+		}
+		if msg, ok := extract(buffer); ok {
+			content := strings.TrimPrefix(msg, "data: ")
+			if _, valid := p.Parse([]byte(content)); content == "[DONE]" || valid {
+				msgs, times = append(msgs, msg), append(times, c.TNs)
+				buffer = ""
+			}
+		}
+	}
+	return msgs, times, false
+}
+
+// FuzzEvalScopeFramer: the evalscope framer hands on what EvalScope perf's
+// client framing, written literally, hands on (the same messages at the
+// same times), every body byte in one bucket.
+func FuzzEvalScopeFramer(f *testing.F) {
+	addSeeds(f)
+	for _, s := range append(clientSeeds,
+		"event: x\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nid: 3\n\n",
+		"data: {\"choices\":[]}\n\xe4\xbd\n\ndata: \xff[DONE]\n\n",
+		"data: {}\ndata: {}\n\n\vdata:   [DONE]\u2028\n\n") {
+		f.Add([]byte(s), []byte(nil))
+		f.Add([]byte(s), []byte{4, 0, 6, 2, 7})
+	}
+	f.Fuzz(func(t *testing.T, body, sizes []byte) {
+		fuzzClientFramer(t, EvalScope, body, sizes, literalEvalScope)
+	})
+}

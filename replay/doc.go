@@ -50,14 +50,16 @@
 // the body holds none of the constructs the two framers cut differently
 // (agree.go lists them), so that the sse replay is needed only then.
 //
-// Two more framers cut the body as other tools' clients do and hand on
+// Three more framers cut the body as other tools' clients do and hand on
 // their Messages (clients.go): vllm (vllm bench serve: each read stripped,
-// then StreamedResponseHandler's buffer, vllm.go) and sglang (SGLang's
-// bench_serving: aiohttp's lines, each stripped, sglang.go). With
+// then StreamedResponseHandler's buffer, vllm.go), sglang (SGLang's
+// bench_serving: aiohttp's lines, each stripped, sglang.go) and evalscope
+// (EvalScope perf: each read decoded, CRLF made LF, blocks' data lines
+// joined, evalscope.go). With
 // Options.Messages the aisbench framer hands on the payloads its client
 // parsed too. What a message means (timed, counted, failing the request)
 // is the tool's request function's, in its calculator (calc/vllm,
-// calc/sglang).
+// calc/sglang, calc/evalscope).
 //
 // A Replayer reuses its body buffer and JSON parser from one request to the
 // next; Replay is the one-off convenience.

@@ -247,6 +247,7 @@ type Replayer struct {
 	sse       sseFramer
 	vllm      vllmFramer
 	sglang    sglangFramer
+	evalscope evalscopeFramer
 	text      messageText
 }
 
@@ -332,6 +333,9 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 		clientTimePoints(req, res)
 	case SGLang:
 		r.sglang.run(&in, &r.cls, &r.acct, res, &r.text)
+		clientTimePoints(req, res)
+	case EvalScope:
+		r.evalscope.run(&in, &r.cls, &r.acct, res, &r.text)
 		clientTimePoints(req, res)
 	}
 	r.text.finish(res)

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"github.com/sseaudit/sseaudit/calc/aisbench"
+	"github.com/sseaudit/sseaudit/calc/evalscope"
 	"github.com/sseaudit/sseaudit/calc/sglang"
 	"github.com/sseaudit/sseaudit/calc/vllm"
 	"github.com/sseaudit/sseaudit/metric"
@@ -25,8 +26,9 @@ type variant interface {
 // function, read once for every variant of the tool (in the replay's
 // workers).
 type prepared struct {
-	vllm   []vllm.Message
-	sglang []sglang.Message
+	vllm      []vllm.Message
+	sglang    []sglang.Message
+	evalscope []evalscope.Message
 }
 
 // ruleSwitch is one rule of a tool and how to switch it to AISBench's:

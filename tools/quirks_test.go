@@ -3,6 +3,7 @@ package tools
 import (
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sseaudit/sseaudit/internal/tooltest"
@@ -219,5 +220,49 @@ func TestIssue16AISBenchPR481(t *testing.T) {
 	}
 	if _, ok := why(rep, "aisbench@pr481", "pr481"); !ok {
 		t.Errorf("#481's successes not attributed to its rule: %+v", rep.Why)
+	}
+}
+
+// TestIssue16EvalScopeQuirks: EvalScope perf on the quirk and findings
+// traces. It keeps a block's data lines whatever else the block holds:
+// quirks/id_lines' three requests all succeed (AISBench's client fails
+// the two whose blocks start with "id:"), attributed to its framing. Its
+// P99 is the sorted TTFTs' [int(n * 0.99)], no interpolation (basic: 9
+// successes, int(8.91) = 8, the largest TTFT), attributed to its
+// percentile rule. On the external traces, whose chunks carry neither
+// usage nor an "index", parse_responses raises KeyError: 'index' and it
+// saves nothing.
+func TestIssue16EvalScopeQuirks(t *testing.T) {
+	rep := runTrace(t, quirk("id_lines"))
+	if e, a := value(t, rep, "evalscope", Successes), value(t, rep, "aisbench", Successes); e != 3 || a != 1 {
+		t.Errorf("id_lines successes: EvalScope %v, AISBench %v: want 3 and 1", e, a)
+	}
+	if a, ok := why(rep, "evalscope", "framing"); !ok || !moves(a, Successes) {
+		t.Errorf("EvalScope's successes not attributed to its framing: %+v", rep.Why)
+	}
+
+	rep = runTrace(t, filepath.Join(root, "testdata", "traces", "basic.jsonl"))
+	var maxTTFT float64
+	for _, tr := range rep.Tools {
+		if tr.Tool.Name == "evalscope" {
+			for _, k := range tr.Keys {
+				if k.Name == "TTFT (ms) max" {
+					maxTTFT = k.Value.(float64)
+				}
+			}
+		}
+	}
+	if p99 := value(t, rep, "evalscope", TTFTP99); p99*1000 != maxTTFT {
+		t.Errorf("basic: EvalScope's TTFT P99 %v ms, its max %v ms: want equal (9 values: index int(8.91) = 8)", p99*1000, maxTTFT)
+	}
+	if a, ok := why(rep, "evalscope", "percentile"); !ok || !moves(a, TTFTP99) {
+		t.Errorf("EvalScope's P99 not attributed to its percentile rule: %+v", rep.Why)
+	}
+
+	rep = runTools(t, filepath.Join(root, "testdata", "traces", "external", "duckdb-flat.parquet"), "aisbench,evalscope")
+	for _, tr := range rep.Tools {
+		if tr.Tool.Name == "evalscope" && !strings.HasPrefix(tr.Err, "KeyError: 'index'") {
+			t.Errorf("external trace: EvalScope's error %q, want KeyError: 'index'", tr.Err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/sseaudit/sseaudit/calc/evalscope"
 	"github.com/sseaudit/sseaudit/calc/sglang"
 	"github.com/sseaudit/sseaudit/calc/vllm"
 	"github.com/sseaudit/sseaudit/internal/parallel"
@@ -32,6 +33,7 @@ type Opener func() (trace.Reader, error)
 
 // Run computes every tool's report from the trace.
 func Run(open Opener, opts Options) (*Report, error) {
+	open = openBytes(open)
 	tools := opts.Tools
 	if tools == nil {
 		tools = Default()
@@ -48,6 +50,7 @@ func Run(open Opener, opts Options) (*Report, error) {
 		r.Close()
 		return nil, fmt.Errorf("%s: %w", info.Path, err)
 	}
+	noTimeline, _ := info.Meta.Get(trace.KeyStartTimes)
 	if rep.API == "" {
 		rep.API, rep.APIFrom, err = sniffAPI(r)
 	}
@@ -101,6 +104,20 @@ func Run(open Opener, opts Options) (*Report, error) {
 				}
 				e.all = newSGLang(t, rep.API, all, true, true)
 			}
+		case "evalscope":
+			e.own = newEvalScope(t, evalscope.Rules{}, false)
+			if opts.Why {
+				var all evalscope.Rules
+				for _, rs := range evalscopeRules {
+					var rules evalscope.Rules
+					if rs.set != nil {
+						rs.set(&rules)
+						rs.set(&all)
+					}
+					e.rules = append(e.rules, newEvalScope(t, rules, rs.framing))
+				}
+				e.all = newEvalScope(t, all, true)
+			}
 		default:
 			return nil, fmt.Errorf("tools: %s has no calculator", t.Name)
 		}
@@ -124,6 +141,11 @@ func Run(open Opener, opts Options) (*Report, error) {
 	parallel.Do(tasks...)
 	for k, v := range every {
 		results[v] = out[k]
+		if noTimeline != "" {
+			if err := withoutTimeline(out[k], noTimeline); err != nil {
+				return nil, err
+			}
+		}
 	}
 	var ais *ToolResult
 	for i := range entries {
@@ -164,6 +186,10 @@ func ruleList(tool string) []Rule {
 		}
 	case "sglang":
 		for _, r := range sglangRules {
+			rs = append(rs, r.Rule)
+		}
+	case "evalscope":
+		for _, r := range evalscopeRules {
 			rs = append(rs, r.Rule)
 		}
 	}
@@ -209,6 +235,7 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, api string, r
 		err = record.EachReplayWith(r, p.opts, func() func(*record.Replayed) *prepared {
 			vc := &vllm.Client{API: vllm.API(api)}
 			sc := &sglang.Client{API: sglang.API(api)}
+			ec := &evalscope.Client{}
 			return func(rr *record.Replayed) *prepared {
 				var pr prepared
 				if rr.Replay.Transport == "" {
@@ -217,6 +244,9 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, api string, r
 					}
 					if p.reads["sglang"] {
 						pr.sglang = sc.Read(rr.Replay)
+					}
+					if p.reads["evalscope"] {
+						pr.evalscope = ec.Read(rr.Replay)
 					}
 				}
 				return &pr

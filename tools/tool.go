@@ -62,6 +62,11 @@ var Known = []Tool{
 		Repo: "sgl-project/sglang", Commit: "db570fe619ae15d8bd4ee04f146bc8234c52a20d",
 		Files: []string{"python/sglang/benchmark/serving.py"},
 		Proof: "golden"}},
+	{Name: "evalscope", Title: "EvalScope", Source: Source{
+		Repo: "modelscope/evalscope", Commit: "fde259d2a32ab8a4cdb3af44dc8b18f504f1e277",
+		Files: []string{"evalscope/perf/plugin/api/default_api.py", "evalscope/perf/plugin/api/openai_api.py",
+			"evalscope/perf/utils/benchmark_util.py", "evalscope/perf/utils/db_util.py", "evalscope/perf/utils/perf_models.py"},
+		Proof: "golden"}},
 }
 
 // Lookup finds a tool by name.

@@ -50,7 +50,7 @@ func TestEveryDifferenceAttributed(t *testing.T) {
 // results hold the calculators' keys.
 func TestWriters(t *testing.T) {
 	path := root + "/testdata/traces/basic.jsonl"
-	list, _ := ParseList("aisbench,vllm,sglang,aisbench@pr479")
+	list, _ := ParseList("aisbench,vllm,sglang,evalscope,aisbench@pr479")
 	rep, err := Run(func() (trace.Reader, error) { return trace.Open(path, trace.OpenOptions{}) }, Options{Tools: list, Why: true})
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestHostileTextEscaped(t *testing.T) {
 // given, each once; an unknown name says which it knows.
 func TestParseList(t *testing.T) {
 	ts, err := ParseList("")
-	if err != nil || len(ts) != 3 || ts[0].Name != "aisbench" || ts[1].Name != "vllm" || ts[2].Name != "sglang" {
+	if err != nil || len(ts) != 4 || ts[0].Name != "aisbench" || ts[1].Name != "vllm" || ts[2].Name != "sglang" || ts[3].Name != "evalscope" {
 		t.Errorf("default: %v %v", ts, err)
 	}
 	if ts, err := ParseList("sglang, aisbench@pr481"); err != nil || len(ts) != 2 || ts[0].Name != "sglang" {

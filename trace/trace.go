@@ -127,6 +127,10 @@ const (
 	KeyMaxConcurrency = "sseaudit.max_concurrency"
 	KeyRequestRate    = "sseaudit.request_rate"
 	KeySource         = "sseaudit.source"
+	// KeyStartTimes is set, with the reason, when the requests' send times
+	// are unknown (a trace imported from records that lack them: every
+	// request starts at 0); its presence is what matters.
+	KeyStartTimes = KeyRunPrefix + "start_times"
 	// KeyExtraKindPrefix + column name records an extra column's ExtraKind
 	// where the file format cannot say it (JSON text in a utf8 column).
 	KeyExtraKindPrefix = "sseaudit.extra_kind."

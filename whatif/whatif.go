@@ -18,6 +18,9 @@ type Config struct {
 	// (aisbench.Compute) as they are.
 	MaxConcurrency int
 	Stats          []string
+	// NoTimeline is why the requests' send times are unknown
+	// (trace.KeyStartTimes); "" when known (aisbench.Config.NoTimeline).
+	NoTimeline string
 	// Policies are the what-ifs, in output order. The original (aisbench) is
 	// always computed first; naming it here adds nothing.
 	Policies []Policy
@@ -273,7 +276,7 @@ func (b *Builder) run(p Policy, origSuccess []bool, origin float64) (*Outcome, e
 			o.NewFailureIDs = append(o.NewFailureIDs, rec.ID)
 		}
 	}
-	rep, err := aisbench.Compute(filtered, aisbench.Config{MaxConcurrency: b.cfg.MaxConcurrency, Stats: b.cfg.Stats})
+	rep, err := aisbench.Compute(filtered, aisbench.Config{MaxConcurrency: b.cfg.MaxConcurrency, Stats: b.cfg.Stats, NoTimeline: b.cfg.NoTimeline})
 	if err != nil {
 		return nil, fmt.Errorf("whatif: policy %s: %w", p, err)
 	}

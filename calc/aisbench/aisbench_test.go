@@ -3,6 +3,7 @@ package aisbench_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -175,6 +176,28 @@ func TestUnknownMaxConcurrency(t *testing.T) {
 	}
 	if err := rep.WriteStageJSON(&buf, aisbench.StageTotal); !errors.Is(err, aisbench.ErrUnknownMaxConcurrency) {
 		t.Errorf("total json without C: %v", err)
+	}
+}
+
+// A trace without send times: the stable stage and <ds>.json are refused
+// with the reason; the total stage's per-request rows and <ds>.csv stand.
+func TestNoTimeline(t *testing.T) {
+	const reason = "unknown: every request starts at 0"
+	rep := workedExample(t, aisbench.Config{MaxConcurrency: 2, NoTimeline: reason})
+	var nt *aisbench.NoTimelineError
+	if !errors.As(rep.Stable.Err, &nt) || nt.Reason != reason || rep.Total.Err != nil {
+		t.Fatalf("errors: total %v, stable %v", rep.Total.Err, rep.Stable.Err)
+	}
+	plain := workedExample(t, aisbench.Config{MaxConcurrency: 2})
+	var got, want bytes.Buffer
+	if err := rep.WriteStageCSV(&got, aisbench.StageTotal); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.WriteStageCSV(&want, aisbench.StageTotal); err != nil || got.String() != want.String() {
+		t.Errorf("total csv changed by NoTimeline (%v)", err)
+	}
+	if err := rep.WriteStageJSON(io.Discard, aisbench.StageTotal); !errors.As(err, &nt) {
+		t.Errorf("total json without send times: %v", err)
 	}
 }
 

@@ -30,6 +30,10 @@ type Config struct {
 	// (nil otherwise: as many as the trace's events); for tests and tools
 	// that read them.
 	KeepITLSamples bool
+	// NoTimeline, when set, is why the requests' send times are unknown
+	// (trace.KeyStartTimes): the stable stage and AISBench's <ds>.json, which
+	// divide by the run's timeline, are refused (NoTimelineError).
+	NoTimeline string
 }
 
 // Calc is AISBench's summarizer and calculators over one run: New reads
@@ -214,6 +218,10 @@ func (c *Calc) Total() *StageResult {
 func (c *Calc) Stable() *StageResult {
 	st := &StageResult{Stage: StageStable}
 	if st.Err = c.stageErr(); st.Err != nil {
+		return st
+	}
+	if c.cfg.NoTimeline != "" {
+		st.Err = &NoTimelineError{Reason: c.cfg.NoTimeline}
 		return st
 	}
 	if c.cfg.MaxConcurrency == 0 {
@@ -489,6 +497,6 @@ func Compute(r *run.Run, cfg Config) (*Result, error) {
 // with AISBench's warnings, the request counts (once derived).
 func (c *Calc) Result() *Result {
 	_, warnings := ValidateStats(c.cfg.Stats)
-	return &Result{MaxConcurrency: c.cfg.MaxConcurrency, Stats: c.stats, StatsWarnings: warnings,
+	return &Result{MaxConcurrency: c.cfg.MaxConcurrency, NoTimeline: c.cfg.NoTimeline, Stats: c.stats, StatsWarnings: warnings,
 		Requests: RequestCounts{Added: c.run.Len(), Succeeded: len(c.Kept), Failed: c.run.Len() - len(c.Kept), TooFewTimePoints: c.TooFewTimePoints}}
 }

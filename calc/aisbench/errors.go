@@ -72,6 +72,16 @@ func (e *UnknownTokensError) Error() string {
 		e.Kind, e.Missing+e.Zero, e.Missing, column, e.Zero)
 }
 
+// NoTimelineError: the trace's requests have no send times (imported from
+// records that lack them, every request starting at 0). The per-request
+// figures stand; the stable stage and the run's duration, concurrency and
+// throughputs, which need the timeline, are not computed as the run's.
+type NoTimelineError struct{ Reason string }
+
+func (e *NoTimelineError) Error() string {
+	return "the trace has no send times (" + e.Reason + ")"
+}
+
 // ErrUnknownMaxConcurrency: the stable stage and AISBench's <ds>.json need the
 // configured max concurrency (AISBench's batch_size), and the run did not say it.
 var ErrUnknownMaxConcurrency = errors.New("max concurrency unknown: AISBench's stable stage and its Max Concurrency need the configured batch_size")

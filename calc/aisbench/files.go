@@ -95,6 +95,9 @@ func (r *Result) WriteStageJSON(w io.Writer, stage Stage) error {
 	if r.MaxConcurrency == 0 {
 		return fmt.Errorf("aisbench: %s stage's AISBench json: %w", stage, ErrUnknownMaxConcurrency)
 	}
+	if r.NoTimeline != "" {
+		return fmt.Errorf("aisbench: %s stage's AISBench json: %w", stage, &NoTimelineError{Reason: r.NoTimeline})
+	}
 	c := st.Common
 	concurrency := pynum.PyJSONFloat(c.Concurrency.Rounded)
 	if c.ConcurrencyCapped {

@@ -50,6 +50,7 @@ func ParseStage(name string) (Stage, error) {
 // calculators compute them, with the stable window explained.
 type Result struct {
 	MaxConcurrency int      // configured C; 0 = unknown
+	NoTimeline     string   // why the send times are unknown (Config.NoTimeline); "" when known
 	Stats          []string // the statistics columns, after AISBench's validation
 	StatsWarnings  []string // what AISBench would warn about the configured list
 	Requests       RequestCounts

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -37,7 +38,7 @@ func readmeDuckDBQueries(t *testing.T) []string {
 }
 
 // TestAggregateRunsRecipe runs the README's DuckDB recipe on the replay
-// tables of two runs and checks it against audit report's JSON: the counts
+// tables of 200 runs (two bundled, the rest generated) and checks it against audit report's JSON: the counts
 // exactly, the averages equal after AISBench's rounding (what its table
 // prints).
 func TestAggregateRunsRecipe(t *testing.T) {
@@ -55,6 +56,19 @@ func TestAggregateRunsRecipe(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	runs := map[string]string{"basic": "testdata/traces/basic.parquet", "mixed": mixedTrace(t, tmp)}
+	// And 198 more, generated: the recipe is for many runs. (Not the
+	// aisbench-breakers profile alone: a run of it can leave a success
+	// without usage, and the report then refuses the whole stage.)
+	profiles := []string{"chat", "reasoning", "speculative", "network", "crlf", "failures", "mixed"}
+	for i := range 198 {
+		name := fmt.Sprintf("gen-%03d", i)
+		path := filepath.Join(tmp, name+".jsonl")
+		if _, stderr, code := runCLI(t, "", "gen", "--profile", profiles[i%len(profiles)], "--requests", strconv.Itoa(12+i%9),
+			"--concurrency", "4", "--output-tokens", "12", "--seed", strconv.Itoa(i+1), "-o", path); code != 0 {
+			t.Fatalf("gen %s: exit %d\n%s", name, code, stderr)
+		}
+		runs[name] = path
+	}
 	for name, path := range runs {
 		out := filepath.Join(tmp, "runs", name)
 		if _, stderr, code := runCLI(t, "", "replay", "--format", "parquet", "--out-dir", out, path); code != 0 {
@@ -81,6 +95,7 @@ func TestAggregateRunsRecipe(t *testing.T) {
 	if len(figures) != len(runs) || len(itl) != len(runs) || len(classes) < 2*len(runs) {
 		t.Fatalf("DuckDB gave %d, %d and %d rows: want one a run (%d) and several classes a run", len(figures), len(itl), len(classes), len(runs))
 	}
+	quirk, refused := 0, 0
 	for i, row := range figures {
 		run := row["run"].(string)
 		stdout, stderr, code := runCLI(t, "", "report", "--format", "json", runs[run])
@@ -88,6 +103,11 @@ func TestAggregateRunsRecipe(t *testing.T) {
 			t.Fatalf("report %s: exit %d\n%s", runs[run], code, stderr)
 		}
 		var rep struct {
+			Stages struct {
+				Total struct {
+					Error *struct{ Message string }
+				}
+			}
 			Metrics map[string]map[string]struct {
 				Average  float64
 				N        int64
@@ -98,8 +118,21 @@ func TestAggregateRunsRecipe(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 			t.Fatal(err)
 		}
+		if e := rep.Stages.Total.Error; e != nil {
+			// The report refuses the whole stage (a success without usage:
+			// AISBench would have used its tokenizer); the recipe cannot know.
+			refused++
+			t.Logf("%s: the report has no whole stage (%.80s...): not compared", run, e.Message)
+			continue
+		}
 		total := func(metric string) (n, samples int64, printed float64) {
 			m := rep.Metrics[metric]["total"]
+			if metric == "ITL" && m.AISBench["Average"] == "" {
+				// AISBench's quirk: the first request with intervals has only
+				// zero ones, and its table leaves ITL out; the recipe does not.
+				quirk++
+				return m.N, -1, math.NaN()
+			}
 			v, err := strconv.ParseFloat(strings.TrimSuffix(m.AISBench["Average"], " ms"), 64)
 			if err != nil {
 				t.Fatalf("%s: %s average %q: %v", run, metric, m.AISBench["Average"], err)
@@ -111,8 +144,10 @@ func TestAggregateRunsRecipe(t *testing.T) {
 		_, _, tpot := total("TPOT")
 		_, itlSamples, itlMean := total("ITL")
 		checkInt(t, run, "succeeded", row["succeeded"], e2elN)
-		checkInt(t, run, "itl_samples", row["itl_samples"], itlSamples)
-		checkInt(t, run, "itl_samples (from the intervals)", itl[i]["itl_samples"], itlSamples)
+		if itlSamples >= 0 {
+			checkInt(t, run, "itl_samples", row["itl_samples"], itlSamples)
+			checkInt(t, run, "itl_samples (from the intervals)", itl[i]["itl_samples"], itlSamples)
+		}
 		if itl[i]["run"] != run {
 			t.Fatalf("the two queries' rows are not in the same order: %v and %v", itl[i]["run"], run)
 		}
@@ -121,12 +156,24 @@ func TestAggregateRunsRecipe(t *testing.T) {
 			got  any
 			want float64
 		}{{"e2el_ms", row["e2el_ms"], e2el}, {"ttft_ms", row["ttft_ms"], ttft}, {"tpot_ms", row["tpot_ms"], tpot}, {"itl_ms", itl[i]["itl_ms"], itlMean}} {
+			if math.IsNaN(c.want) {
+				continue
+			}
 			if got, ok := c.got.(float64); !ok || math.Abs(got-c.want) > 1e-9 {
 				t.Errorf("%s: %s is %v in DuckDB: want %v, AISBench's average as the report prints it", run, c.name, c.got, c.want)
 			}
 		}
-		t.Logf("%s: %d succeeded, %d ITL samples, E2EL %v ms, TTFT %v ms, TPOT %v ms, ITL %v ms: as the report", run, e2elN, itlSamples, e2el, ttft, tpot, itlMean)
+		if !strings.HasPrefix(run, "gen-") {
+			t.Logf("%s: %d succeeded, %d ITL samples, E2EL %v ms, TTFT %v ms, TPOT %v ms, ITL %v ms: as the report", run, e2elN, itlSamples, e2el, ttft, tpot, itlMean)
+		}
 	}
+	if refused > len(runs)/10 {
+		t.Errorf("%d of %d runs have no whole stage in the report: too few compared", refused, len(runs))
+	}
+	if quirk > len(runs)/10 {
+		t.Errorf("%d of %d runs have no ITL average in the report: the ITL average was checked on too few", quirk, len(runs))
+	}
+	t.Logf("%d runs: the recipe's figures equal the report's in %d (the ITL average left out of %d by AISBench's zero-interval quirk); %d without a whole stage in the report", len(runs), len(runs)-refused, quirk, refused)
 }
 
 // checkInt compares a count DuckDB gave (BIGINT comes as text, HUGEINT sums

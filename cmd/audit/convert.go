@@ -32,6 +32,7 @@ Examples:
 			enumFlag("layout", "", "output layout: nested or flat (Parquet and Arrow only; default nested)", string(trace.Nested), string(trace.Flat)),
 			&cli.Int64Flag{Name: "row-group-requests", Usage: "requests a Parquet row group or Arrow batch holds at most (default 1024)"},
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, limitFlags()...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			in, err := oneArg(cmd, "input trace IN")
@@ -46,7 +47,7 @@ Examples:
 			if _, err := lookupFormat(cmd, "trace-format", out); err != nil {
 				return err
 			}
-			r, err := openTrace(e, cmd, in, "in-format")
+			r, err := openRawTrace(e, cmd, in, "in-format")
 			if err != nil {
 				return err
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/sseaudit/sseaudit/comparison"
 	"github.com/sseaudit/sseaudit/record/partial"
 	"github.com/sseaudit/sseaudit/replay"
+	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/trace/tables"
 )
 
@@ -190,7 +191,8 @@ func readDiffSide(e env, cmd *cli.Command, path string, o *diffOptions) (*compar
 	if err != nil {
 		return nil, err
 	}
-	b := comparison.NewBuilder(comparison.Config{Name: path, MaxConcurrency: c, Stats: o.stats})
+	noTimeline, _ := r.Info().Meta.Get(trace.KeyStartTimes)
+	b := comparison.NewBuilder(comparison.Config{Name: path, MaxConcurrency: c, NoTimeline: noTimeline, Stats: o.stats})
 	opts := recordOptions(cmd)
 	opts.Spec = true
 	if err := b.AddTrace(r, opts); err != nil {

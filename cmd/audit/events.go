@@ -36,6 +36,7 @@ Examples:
 			&cli.BoolFlag{Name: "per-request", Usage: "one row a request"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/sseaudit/sseaudit/contentcoding"
 	"github.com/sseaudit/sseaudit/record"
 	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
@@ -102,15 +103,41 @@ func oneArg(cmd *cli.Command, what string) (string, error) {
 	}
 }
 
-// openTrace opens the trace named on the command line.
+// openTrace opens the trace named on the command line, its bodies decoded
+// when it says they were recorded encoded (a content_encoding column, as
+// audit tap writes).
 func openTrace(e env, cmd *cli.Command, path, formatFlag string) (trace.Reader, error) {
+	r, err := openRawTrace(e, cmd, path, formatFlag)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range r.Info().Extra {
+		if x.Name == contentcoding.Column {
+			return contentcoding.NewReader(r), nil
+		}
+	}
+	return r, nil
+}
+
+// openRawTrace opens the trace named on the command line, its bodies as
+// recorded (convert, split and inspect keep them so).
+func openRawTrace(e env, cmd *cli.Command, path, formatFlag string) (trace.Reader, error) {
 	if hint := notATrace(path); hint != "" {
 		return nil, usagef("%s: %s: %s", cmd.Name, path, hint)
 	}
 	if _, err := lookupFormat(cmd, formatFlag, path); err != nil {
 		return nil, err
 	}
-	return trace.Open(path, trace.OpenOptions{Format: cmd.String(formatFlag), Limits: limitsFrom(cmd), Stdin: e.stdin})
+	r, err := trace.Open(path, trace.OpenOptions{Format: cmd.String(formatFlag), Limits: limitsFrom(cmd), Stdin: e.stdin})
+	if err != nil {
+		return nil, err
+	}
+	withMeta, err := addRunMeta(cmd, r)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return withMeta, nil
 }
 
 // lookupFormat is the trace format of path: flag's (an input's --in-format,
@@ -135,7 +162,7 @@ func errorHint(err error) string {
 	if !errors.Is(err, trace.ErrCut) || !errors.As(err, &te) || te.RowGroup < 0 { // cut inside the schema: nothing to salvage
 		return ""
 	}
-	return fmt.Sprintf("the file is cut inside a record batch (a capture interrupted?): 'audit capture --salvage %s -o saved.arrows' keeps every complete batch", te.File)
+	return fmt.Sprintf("a capture interrupted? 'audit capture --salvage %s -o saved.arrows' keeps every complete batch", te.File)
 }
 
 // notATrace says what the file or folder at path is when it is another

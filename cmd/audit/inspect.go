@@ -31,6 +31,7 @@ Examples:
   audit inspect --format json testdata/traces/basic.jsonl`,
 		Flags: slices.Concat(formatFlags(), []cli.Flag{
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")
@@ -41,7 +42,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			r, err := openTrace(e, cmd, path, "in-format")
+			r, err := openRawTrace(e, cmd, path, "in-format")
 			if err != nil {
 				return err
 			}
@@ -105,6 +106,9 @@ func summarize(r trace.Reader) (*traceSummary, error) {
 		return nil, err
 	}
 	s.info = r.Info() // grouping notes appear once the file is read
+	if note := lostRunMeta(s.info.Meta); note != "" {
+		s.info.Notes = append(slices.Clone(s.info.Notes), note)
+	}
 	return s, nil
 }
 

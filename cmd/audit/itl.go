@@ -43,6 +43,7 @@ Examples:
 			&cli.StringFlag{Name: "stats", Usage: "AISBench's statistics columns for its ITL row, comma-separated"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			format, err := outputFormat(cmd, textOrJSON...)

@@ -82,9 +82,10 @@ func runEnv(e env, args []string) int {
 		fmt.Fprintf(e.stderr, "run 'audit --help' or 'audit COMMAND --help' for usage\n")
 		return exitUsage
 	case errors.As(err, &ae):
-		fmt.Fprintf(e.stderr, "audit: %v\n", ae.err)
 		if hint := errorHint(ae.err); hint != "" {
-			fmt.Fprintf(e.stderr, "%s\n", hint)
+			fmt.Fprintf(e.stderr, "audit: %v; %s\n", ae.err, hint) // one line still
+		} else {
+			fmt.Fprintf(e.stderr, "audit: %v\n", ae.err)
 		}
 		return exitFailure
 	default:
@@ -153,6 +154,8 @@ Exit codes: 0 ok, 1 bad input or failure, 2 usage, 3 discrepancies found (check,
 			genCommand(e),
 			serveCommand(e),
 			captureCommand(e),
+			tapCommand(e),
+			lagCommand(e),
 		},
 	}
 	for _, c := range app.Commands {

@@ -84,7 +84,9 @@ Examples:
 			var wb *whatif.Builder
 			var add func(record.Request)
 			if opts.format == "html" {
-				if wb, err = newDefaultWhatIf(m.meta.MaxConcurrency, opts.cfg.Stats); err != nil {
+				cfg := opts.cfg
+				cfg.MaxConcurrency = m.meta.MaxConcurrency
+				if wb, err = newDefaultWhatIf(cfg); err != nil {
 					return err
 				}
 				add = wb.Add

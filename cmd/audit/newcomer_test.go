@@ -20,7 +20,7 @@ func TestIssue20ReadmeBuildsOutsidePackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	builds := regexp.MustCompile("go build -o (\\S+) \\./cmd/audit").FindAllStringSubmatch(string(readme), -1)
+	builds := regexp.MustCompile(`go build -o (\S+) \./cmd/audit`).FindAllStringSubmatch(string(readme), -1)
 	if len(builds) == 0 {
 		t.Fatal("README gives no go build -o command")
 	}
@@ -193,8 +193,14 @@ func TestIssue20NoMachinePaths(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		if d.Name() == ".git" { // a worktree's .git is a file naming its main checkout
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "bin") {
+			if path != root && d.Name() == "bin" {
 				return filepath.SkipDir
 			}
 			return nil
@@ -329,5 +335,50 @@ func TestIssue20ServeTimePointsOnly(t *testing.T) {
 	_, stderr, code := runCLI(t, "", "serve", "--listen", "127.0.0.1:0", imported)
 	if code != 1 || !strings.Contains(stderr, "time points only") || !strings.Contains(stderr, "nothing to serve") {
 		t.Errorf("serve of an imported trace: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// Issue 19: a trace without send times (a vLLM result saved before
+// start_times) has its timeline figures refused or marked, never printed
+// as the run's.
+func TestNoSendTimesRefused(t *testing.T) {
+	dir := t.TempDir()
+	imported := filepath.Join(dir, "nst.jsonl")
+	if _, stderr, code := runCLI(t, "", "import", "--from", "vllm", filepath.Join("testdata", "import", "vllm", "no-start-times.json"), "-o", imported); code != 0 {
+		t.Fatal(stderr)
+	}
+	out := filepath.Join(dir, "ais")
+	stdout, stderr, code := runCLI(t, "", "report", "--aisbench-out", out, imported)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"no-timeline", "native (stable): the trace has no send times", "not the run's"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if !strings.Contains(stderr, "total.json not written") {
+		t.Errorf("stderr %q", stderr)
+	}
+	for name, want := range map[string]bool{"total.csv": true, "total.json": false, "stable.error": true} {
+		if _, err := os.Stat(filepath.Join(out, name)); (err == nil) != want {
+			t.Errorf("%s written: %v, want %v", name, err == nil, want)
+		}
+	}
+	// diff and whatif refuse the stable stage too, saying why; tools,
+	// which replay bytes, refuse time points.
+	if stdout, stderr, code := runCLI(t, "", "diff", imported, imported); code != 0 || !strings.Contains(stdout, "has no native (stable) stage: the trace has no send times") {
+		t.Errorf("diff: exit %d: %s%s", code, stdout, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "tools", imported); code != 1 || !strings.Contains(stderr, "holds time points, not the bytes") {
+		t.Errorf("tools: exit %d: %s", code, stderr)
+	}
+	// The same requests with send times: no such finding.
+	withTimes := filepath.Join(dir, "with.jsonl")
+	if _, stderr, code := runCLI(t, "", "import", "--from", "vllm", filepath.Join("testdata", "import", "vllm", "result.json"), "-o", withTimes); code != 0 {
+		t.Fatal(stderr)
+	}
+	if stdout, _, _ := runCLI(t, "", "report", withTimes); strings.Contains(stdout, "no-timeline") {
+		t.Error("a trace with send times has the no-timeline finding")
 	}
 }

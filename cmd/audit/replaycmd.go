@@ -52,6 +52,7 @@ Examples:
 			&cli.IntFlag{Name: "max-concurrency", Usage: "with --format parquet: the configured max concurrency C to record (overrides the trace's metadata)"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, limitFlags()...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")

@@ -103,6 +103,7 @@ Examples:
 			&cli.IntFlag{Name: "min-window-requests", Value: findings.DefaultThresholds.MinWindowRequests, Usage: "report a stable window with fewer requests than this"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			o, err := reportOptionsFrom(cmd)
@@ -189,7 +190,7 @@ func reportOptionsFrom(cmd *cli.Command) (reportOptions, error) {
 
 // newDefaultWhatIf is the what-if of the default policies the HTML report
 // shows.
-func newDefaultWhatIf(maxConcurrency int, stats []string) (*whatif.Builder, error) {
+func newDefaultWhatIf(cfg audit.Config) (*whatif.Builder, error) {
 	var policies []whatif.Policy
 	for _, name := range whatif.DefaultPolicies {
 		p, err := whatif.ParsePolicy(name)
@@ -198,7 +199,7 @@ func newDefaultWhatIf(maxConcurrency int, stats []string) (*whatif.Builder, erro
 		}
 		policies = append(policies, p)
 	}
-	return whatif.NewBuilder(whatif.Config{MaxConcurrency: maxConcurrency, Stats: stats, Policies: policies})
+	return whatif.NewBuilder(whatif.Config{MaxConcurrency: cfg.MaxConcurrency, Stats: cfg.Stats, NoTimeline: cfg.NoTimeline, Policies: policies})
 }
 
 // finalizeWhatIf is the HTML report's what-if, or the note saying why it
@@ -280,8 +281,9 @@ func (b *reportBuild) run(e env, cmd *cli.Command) (*audit.Report, error) {
 		noMaxConcurrency(e, cmd.Name, path, trace.KeyMaxConcurrency)
 	}
 	b.cfg.MaxConcurrency = c
+	b.cfg.NoTimeline, _ = r.Info().Meta.Get(trace.KeyStartTimes)
 	if b.html {
-		if b.whatIf, err = newDefaultWhatIf(c, b.cfg.Stats); err != nil {
+		if b.whatIf, err = newDefaultWhatIf(b.cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -354,6 +356,14 @@ func writeAISBenchFiles(e env, rep *audit.Report, dir string) error {
 		}
 		if err := atomicfile.WriteFile(base+".csv", func(w io.Writer) error { return rep.WriteStageCSV(w, st) }); err != nil {
 			return err
+		}
+		var noTimeline *aisbench.NoTimelineError
+		if err := rep.WriteStageJSON(io.Discard, st); errors.As(err, &noTimeline) {
+			// The per-request rows stand; the common metrics divide by a
+			// timeline the trace does not have.
+			fmt.Fprintf(e.stderr, "audit: warning: %s stage: %s.json not written: %v\n", st, base, noTimeline)
+			removeIfExists(base+".json", base+".error")
+			continue
 		}
 		if err := atomicfile.WriteFile(base+".json", func(w io.Writer) error { return rep.WriteStageJSON(w, st) }); err != nil {
 			return err

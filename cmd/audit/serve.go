@@ -59,6 +59,7 @@ Examples (they need a client; run them by hand):
 			&cli.BoolFlag{Name: "once", Usage: "exit when every stream has been served and answered"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "one line on stderr a served request"},
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, limitFlags()...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")

@@ -50,6 +50,7 @@ Examples:
 			enumFlag("layout", "", "the parts' layout: nested or flat (Parquet and Arrow only; default: the input's)", string(trace.Nested), string(trace.Flat)),
 			&cli.Int64Flag{Name: "row-group-requests", Usage: "requests a Parquet row group or Arrow batch holds at most (default 1024)"},
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, limitFlags()...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")
@@ -87,7 +88,7 @@ Examples:
 
 // countRequests reads the trace once to count its requests.
 func countRequests(e env, cmd *cli.Command, path string) (int64, error) {
-	r, err := openTrace(e, cmd, path, "in-format")
+	r, err := openRawTrace(e, cmd, path, "in-format")
 	if err != nil {
 		return 0, err
 	}
@@ -116,7 +117,7 @@ var partName = regexp.MustCompile(`^part-\d+-of-\d+\.`)
 // writeParts copies the trace into parts of size(i) requests each; parts
 // is their number when known (--parts), else 0.
 func writeParts(e env, cmd *cli.Command, path, dir string, parts int, size func(part int) int64) error {
-	r, err := openTrace(e, cmd, path, "in-format")
+	r, err := openRawTrace(e, cmd, path, "in-format")
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 func toolsCommand(e env) *cli.Command {
 	return &cli.Command{
 		Name:      "tools",
-		Usage:     "what each benchmark tool (AISBench, vLLM, SGLang) would have reported from the same bytes, and why they differ",
+		Usage:     "what each benchmark tool (AISBench, vLLM, SGLang, EvalScope) would have reported from the same bytes, and why they differ",
 		ArgsUsage: "TRACE",
 		Description: `Replays every request through each tool's own client framing and request
 function and computes its metrics with its own code, pinned to a commit
@@ -26,9 +26,13 @@ function and computes its metrics with its own code, pinned to a commit
             ttft,tpot,itl,e2el --metric-percentiles 99
   sglang    SGLang's bench_serving (db570fe619ae): aiohttp's lines, each
             stripped; calculate_metrics
+  evalscope EvalScope perf (fde259d2a32a): each read decoded, CRLF made LF,
+            blocks' data lines joined; MetricsAccumulator and
+            get_percentile_results (P99 the sorted values' [int(n*0.99)])
 
 A run's duration, which vLLM and SGLang take from their wall clock, is the
-trace's span: the first t0 to the last end. The chat or completions request
+trace's span: the first t0 to the last end (EvalScope takes its own from its
+requests: the first start to the last completion). The chat or completions request
 function is chosen by --api, else the trace's metadata, else the payloads.
 
 Text, markdown and HTML print one table (a row a quantity, a column a tool),
@@ -50,6 +54,7 @@ Examples:
 			&cli.StringFlag{Name: "tool", Usage: "the tools, comma-separated, in the table's order: " + strings.Join(tools.Names(), ", ") + " (default: all)"},
 			enumFlag("api", "auto", "the endpoint the trace streamed from: chat, completions or auto (the trace's metadata, else the payloads)", "auto", "chat", "completions"),
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, append(outputFlags("output: text, json, markdown or html", "text", "json", "markdown", "html"), limitFlags()...)...),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")

@@ -55,7 +55,7 @@ func TestGenServeCaptureCLI(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("capture: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "12 sent, 12 captured, 12 on disk") {
+	if !strings.Contains(stderr, "12 sent, 12 written") {
 		t.Errorf("capture summary: %s", stderr)
 	}
 	select {

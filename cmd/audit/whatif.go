@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/sseaudit/sseaudit/record"
+	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/whatif"
 )
 
@@ -55,6 +56,7 @@ Examples:
 			&cli.IntFlag{Name: "max-concurrency", Usage: "the configured max concurrency C (overrides the trace's metadata)"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
+			runMetaFlag(),
 		}, limitFlags()),
 		Action: action(func(ctx context.Context, cmd *cli.Command) error {
 			path, err := oneArg(cmd, "TRACE")
@@ -95,7 +97,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			b, err := whatif.NewBuilder(whatif.Config{MaxConcurrency: c, Policies: policies})
+			noTimeline, _ := r.Info().Meta.Get(trace.KeyStartTimes)
+			b, err := whatif.NewBuilder(whatif.Config{MaxConcurrency: c, NoTimeline: noTimeline, Policies: policies})
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@
 # these upstream commits). The source is read at run time, never committed.
 #   extract.sh vllm   GIT_DIR OUTDIR
 #   extract.sh sglang GIT_DIR OUTDIR
+#   extract.sh evalscope GIT_DIR OUTDIR   (modelscope/evalscope)
 set -eu
 tool=$1 git_dir=$2 out=$3
 case $tool in
@@ -14,8 +15,11 @@ vllm)
 sglang)
 	rev=db570fe619ae15d8bd4ee04f146bc8234c52a20d
 	files="python/sglang/benchmark/serving.py python/sglang/benchmark/utils.py python/sglang/benchmark/datasets/common.py" ;;
+evalscope)
+	rev=fde259d2a32ab8a4cdb3af44dc8b18f504f1e277
+	files="evalscope/perf/plugin/api/default_api.py evalscope/perf/plugin/api/openai_api.py evalscope/perf/plugin/api/base.py evalscope/perf/utils/benchmark_util.py evalscope/perf/utils/db_util.py evalscope/perf/utils/perf_models.py evalscope/perf/utils/perf_constants.py evalscope/perf/utils/body_meta.py" ;;
 *)
-	echo "extract.sh: unknown tool $tool (want vllm or sglang)" >&2; exit 2 ;;
+	echo "extract.sh: unknown tool $tool (want vllm, sglang or evalscope)" >&2; exit 2 ;;
 esac
 for f in $files; do
 	mkdir -p "$out/$(dirname "$f")"

@@ -1,55 +1,54 @@
 // Package realfiles finds the files from public repositories that the
-// importers' tests read. They are not kept in this repository: they lie in
-// the project's shared corpus beside the checkout,
-// shared/corpus/real-imports/<tool>/<source>/, each cited (repository,
-// path, commit, licence) in testdata/import/SOURCES.md.
-// SSEAUDIT_REAL_IMPORTS names another folder of the same layout.
+// importers' tests read: kept unmodified in testdata/import/real/<tool>/
+// <source>/ (each source's licence beside its files), each cited
+// (repository, path, commit, licence, SHA-256) in testdata/import/SOURCES.md.
+// SSEAUDIT_REAL_IMPORTS names another folder of the same layout, for files
+// a licence keeps out of the repository.
 package realfiles
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/sseaudit/sseaudit/internal/shared"
 )
 
-// Env names a folder laid out as shared/corpus/real-imports.
+// Env names a folder laid out as testdata/import/real.
 const Env = "SSEAUDIT_REAL_IMPORTS"
 
-// Root is the corpus folder, or "" when there is none.
+// Root is the folder of real files: $SSEAUDIT_REAL_IMPORTS, else the
+// repository's testdata/import/real, found from the working directory by
+// walking up to go.mod; "" when there is none.
 func Root() string {
 	if d := os.Getenv(Env); d != "" {
 		return d
 	}
-	root := shared.Root()
-	if root == "" {
+	dir, err := os.Getwd()
+	if err != nil {
 		return ""
 	}
-	d := filepath.Join(root, "corpus", "real-imports")
-	if st, err := os.Stat(d); err == nil && st.IsDir() {
-		return d
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "testdata", "import", "real")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
 	}
-	return ""
 }
 
-// Path is a file of the corpus (tool/source/name). Without the corpus the
-// test is skipped, saying so: the files come to shared/ from the steering
-// repository, which may not hold them yet. With the corpus, a file missing
-// from it fails the test under CI (a file lost) and skips it elsewhere.
+// Path is a real file (tool/source/name). The files are part of the
+// repository: one that is missing fails the test.
 func Path(t testing.TB, tool, source, name string) string {
 	t.Helper()
 	root := Root()
 	if root == "" {
-		t.Skipf("no real-imports corpus (shared/corpus/real-imports beside the checkout, or $%s): the files cited in testdata/import/SOURCES.md are not here", Env)
+		t.Fatalf("no repository root (go.mod) above the working directory, and no $%s", Env)
 	}
 	p := filepath.Join(root, tool, source, name)
-	if _, err := os.Stat(p); err == nil {
-		return p
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("real file %s/%s/%s: %v (see testdata/import/SOURCES.md)", tool, source, name, err)
 	}
-	if shared.Required() {
-		t.Fatalf("no %s/%s/%s in the real-imports corpus %s", tool, source, name, root)
-	}
-	t.Skipf("no %s/%s/%s in the real-imports corpus %s", tool, source, name, root)
-	return ""
+	return p
 }

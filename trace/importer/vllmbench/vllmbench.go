@@ -50,7 +50,7 @@ const want = `want the JSON written by vllm bench serve --save-result --save-det
 // then starts at 0, and the stages that need send times (the benchmark
 // duration, throughputs and concurrency of the total stage, the stable
 // stage) cannot be made.
-const KeyStartTimes = trace.KeyRunPrefix + "start_times"
+const KeyStartTimes = trace.KeyStartTimes
 
 // NoStartTimes is KeyStartTimes's value.
 const NoStartTimes = "unknown: every request starts at 0 (no timeline: no benchmark duration, throughput, concurrency or stable stage)"
