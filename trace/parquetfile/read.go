@@ -258,7 +258,7 @@ func (c *rowCursor) groupErr(column string, err error, format string, args ...an
 	return e
 }
 
-// columnErr is an error of the parquet library reading a column's pages.
+// columnErr is an error reading a column's pages.
 func (c *rowCursor) columnErr(col *columnReader, err error) *trace.Error {
 	return c.groupErr(col.column, err, "corrupt parquet file: reading column %s", col.column)
 }
