@@ -2,8 +2,10 @@ package parquetfile
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -161,4 +163,49 @@ func TestIssue18DamagedStreams(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzStreamedPages feeds damaged files to the reader with every data page
+// streamed in windows of a few values (the path DuckDB's large pages take):
+// it must end in requests or a *trace.Error, never a panic, whatever the
+// codec and encoding.
+func FuzzStreamedPages(f *testing.F) {
+	reqs := issue18Requests()[:12]
+	for _, codec := range []compress.Codec{&parquet.Uncompressed, &parquet.Snappy, &parquet.Zstd, &parquet.Lz4Raw, &parquet.Gzip} {
+		for _, options := range [][]parquet.WriterOption{
+			nil,
+			{parquet.DefaultEncoding(&parquet.RLEDictionary), parquet.DataPageVersion(1)},
+			{parquet.DefaultEncodingFor(parquet.Int64, &parquet.DeltaBinaryPacked),
+				parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.DeltaByteArray)},
+		} {
+			options = append([]parquet.WriterOption{parquet.Compression(codec), parquet.PageBufferSize(64 << 20)}, options...)
+			f.Add(writeTraceWith(f, reqs, trace.WriteOptions{Extra: allExtras, RowGroupRequests: len(reqs)}, options...))
+		}
+	}
+	saved := []int{int(wholePageBytes), streamBlock, streamSlots, snappyHistory}
+	// Windows of 64 slots, not 5: a damaged page may claim up to 2^24 slots
+	// of levels alone, and windows of 5 made each such input take minutes.
+	wholePageBytes, streamBlock, streamSlots, snappyHistory = 0, 100, 64, 64
+	f.Cleanup(func() {
+		wholePageBytes, streamBlock, streamSlots, snappyHistory = int64(saved[0]), saved[1], saved[2], saved[3]
+	})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := openReader("fuzz.parquet", bytes.NewReader(data), int64(len(data)), trace.Limits{}, nil)
+		if err == nil {
+			for r.Scan() {
+			}
+			err = r.Err()
+			r.Close()
+		}
+		if err == nil {
+			return
+		}
+		var te *trace.Error
+		if !errors.As(err, &te) {
+			t.Fatalf("error %T %v: want a *trace.Error", err, err)
+		}
+		if strings.Contains(err.Error(), "the parquet library failed") {
+			t.Fatalf("recovered panic: %v", err)
+		}
+	})
 }
