@@ -9,10 +9,19 @@
 #   report    audit report (text)
 #   flat      audit report (text) of the same trace in the flat layout
 #             (audit convert --layout flat, made once before the runs)
-# and prints the median wall and user CPU, the peak RSS, the ratios of audit
-# report to each DuckDB query and of the flat layout to the nested one, and the
-# peak RSS against 256 MiB + 8 B per ITL sample (the sample count read from
-# the report's JSON). Measured with /usr/bin/time.
+#   duckdb    audit report of the trace rewritten by DuckDB's COPY with its
+#             default settings (snappy; a table under 122,880 rows is one row
+#             group, each column chunk pages of up to ~100 MB)
+#   onerg     audit report of the trace rewritten by DuckDB as one row group,
+#             zstd (ROW_GROUP_SIZE 1000000: what pyarrow writes for a table
+#             under a million rows)
+#   dscan     DuckDB: duckq.mjs scan of the DuckDB-written file
+#   dclassify DuckDB: duckq.mjs classify of the DuckDB-written file
+# (COPY drops the sseaudit.* metadata: the two rewritten files are reported
+# with --max-concurrency.) It prints the median wall and user CPU, the peak
+# RSS, the ratios of audit report to each DuckDB query and of the flat layout
+# to the nested one, and the peak RSS against 256 MiB + 8 B per ITL sample
+# (the sample count read from the report's JSON). Measured with /usr/bin/time.
 #
 # Environment:
 #   SSEAUDIT_NODE_MODULES  node_modules holding @duckdb/node-api
@@ -21,6 +30,9 @@
 #   REQUESTS, OUTPUT_TOKENS, CONCURRENCY, SEED
 #                          the trace (default 20000, 256, 64, 1: about 1 GB of body)
 #   AUDIT                  an audit binary to use instead of building ./cmd/audit
+#   DUCKQ                  the shared yardstick's duckq.mjs (default
+#                          ../shared/bench/duckq.mjs beside the checkout); without
+#                          it dscan and dclassify are left out
 #   KEEP=1                 keep the temporary directory
 set -euo pipefail
 
@@ -44,6 +56,34 @@ trace=$tmp/trace.parquet
 
 flat=$tmp/trace-flat.parquet
 "$audit" convert --layout flat "$trace" -o "$flat"
+
+cat >"$tmp/rewrite.cjs" <<'JS'
+// node rewrite.cjs IN OUT [OPTIONS]: IN copied by DuckDB to OUT with COPY's
+// default settings, or the options given.
+const { DuckDBInstance } = require('@duckdb/node-api');
+(async () => {
+  const [inp, out, options] = process.argv.slice(2);
+  const db = await DuckDBInstance.create(':memory:');
+  const con = await db.connect();
+  await con.run(`COPY (SELECT * FROM read_parquet('${inp}')) TO '${out}' (FORMAT parquet${options ? ', ' + options : ''})`);
+})().catch((e) => { console.error(e); process.exit(1); });
+JS
+duckdb_file=$tmp/trace-duckdb.parquet
+onerg_file=$tmp/trace-onerg.parquet
+NODE_PATH=$nm node "$tmp/rewrite.cjs" "$trace" "$duckdb_file"
+NODE_PATH=$nm node "$tmp/rewrite.cjs" "$trace" "$onerg_file" 'COMPRESSION zstd, ROW_GROUP_SIZE 1000000'
+
+tools=(scan classify report flat duckdb onerg)
+duckq=${DUCKQ:-$repo/../shared/bench/duckq.mjs}
+if [[ -f $duckq ]]; then
+	# An ES module does not read NODE_PATH: it runs beside a node_modules.
+	mkdir "$tmp/duckq"
+	cp "$duckq" "$tmp/duckq/duckq.mjs"
+	ln -s "$nm" "$tmp/duckq/node_modules"
+	tools+=(dscan dclassify)
+else
+	echo "compare.sh: no $duckq (set DUCKQ): dscan and dclassify left out" >&2
+fi
 samples=$("$audit" report --format json "$trace" | node -e '
 let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).metrics.ITL.total.samples));')
 
@@ -79,6 +119,10 @@ measure() {
 	classify) cmd=(env NODE_PATH="$nm" node "$tmp/query.cjs" "$classify_sql") ;;
 	report) cmd=("$audit" report --color never "$trace") ;;
 	flat) cmd=("$audit" report --color never "$flat") ;;
+	duckdb) cmd=("$audit" report --color never --max-concurrency "$concurrency" "$duckdb_file") ;;
+	onerg) cmd=("$audit" report --color never --max-concurrency "$concurrency" "$onerg_file") ;;
+	dscan) cmd=(node "$tmp/duckq/duckq.mjs" "$duckdb_file" scan) ;;
+	dclassify) cmd=(node "$tmp/duckq/duckq.mjs" "$duckdb_file" classify) ;;
 	esac
 	if ! /usr/bin/time -f '%e %U %M' -o "$tmp/time" "${cmd[@]}" >"$out" 2>"$tmp/$tool.err"; then
 		echo "compare.sh: $tool failed:" >&2
@@ -89,18 +133,22 @@ measure() {
 }
 
 for ((i = 1; i <= runs; i++)); do
-	for tool in scan classify report flat; do
+	for tool in "${tools[@]}"; do
 		measure "$tool"
 	done
 done
 echo "scan:     $(cat "$tmp/scan.out")"
 echo "classify: $(cat "$tmp/classify.out")"
+if [[ -f $tmp/dscan.out ]]; then
+	echo "$(cat "$tmp/dscan.out")"
+	echo "$(cat "$tmp/dclassify.out")"
+fi
 
 peak() { awk '{printf "%.0f", $1 / 1024}' <<<"$(peak_kib "$1")"; }
 
 printf '\n%d runs each, %s requests of %s output tokens\n' "$runs" "$requests" "$tokens"
 printf '%-10s %10s %10s %14s\n' tool "wall s" "user s" "peak RSS MiB"
-for tool in scan classify report flat; do
+for tool in "${tools[@]}"; do
 	printf '%-10s %10s %10s %14s\n' "$tool" "$(median "$tmp/$tool.times" 1)" "$(median "$tmp/$tool.times" 2)" "$(peak "$tmp/$tool.times")"
 done
 rw=$(median "$tmp/report.times" 1)
@@ -113,3 +161,11 @@ awk -v r="$rw" -v s="$sw" -v c="$cw" -v f="$fw" -v n="$samples" \
 	printf "classify / report wall: %.2f  (target >= 5)\n", c / r
 	printf "flat / nested wall:     %.2f  (target <= 1.2)\n", f / r
 	printf "peak RSS, nested / flat: %d / %d MiB (target <= 256 MiB + 8 B x %d ITL samples = %.0f MiB)\n", rr, fr, n, 256 + 8 * n / 1048576 }'
+awk -v d="$(median "$tmp/duckdb.times" 1)" -v o="$(median "$tmp/onerg.times" 1)" -v r="$rw" -v n="$samples" \
+	-v dr="$(peak "$tmp/duckdb.times")" -v onr="$(peak "$tmp/onerg.times")" 'BEGIN {
+	printf "peak RSS, DuckDB-written / one row group: %d / %d MiB (same target: %.0f MiB)\n", dr, onr, 256 + 8 * n / 1048576
+	printf "DuckDB-written / ours wall: %.2f; one row group / ours: %.2f\n", d / r, o / r }'
+if [[ -f $tmp/dscan.times ]]; then
+	awk -v d="$(median "$tmp/duckdb.times" 1)" -v s="$(median "$tmp/dscan.times" 1)" -v c="$(median "$tmp/dclassify.times" 1)" 'BEGIN {
+	printf "on the DuckDB-written file: report / duckq scan wall: %.2f (target <= 2); duckq classify / report: %.2f (target >= 5)\n", d / s, c / d }'
+fi

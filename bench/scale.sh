@@ -16,6 +16,14 @@
 #   PROFILE    audit gen's profile (default chat; speculative has a usage and
 #              a token count in every event)
 #   OUTPUT_TOKENS  mean output tokens a request (default 256)
+#   WRITER     ours (default): audit gen's row groups of 1,024 requests;
+#              one-row-group: audit gen's writer, the whole trace one row group;
+#              duckdb-one-row-group: that trace rewritten by DuckDB's COPY as one
+#              row group (ROW_GROUP_SIZE 1000000, zstd: each column chunk one
+#              page or a few of up to ~100 MB, as pyarrow's and DuckDB's row
+#              groups of a table under a million rows are); needs node and
+#              @duckdb/node-api in SSEAUDIT_NODE_MODULES (default
+#              $HOME/.cache/sseaudit-node/node_modules)
 #   AUDIT      an audit binary to use instead of building ./cmd/audit
 #   KEEP=1     keep the temporary directory
 set -euo pipefail
@@ -25,13 +33,49 @@ source "$repo/bench/lib.sh"
 profile=${PROFILE:-chat}
 tokens=${OUTPUT_TOKENS:-256}
 sizes=${SIZES:-2000 5000 10000 20000}
+writer=${WRITER:-ours}
+nm=${SSEAUDIT_NODE_MODULES:-$HOME/.cache/sseaudit-node/node_modules}
+case $writer in
+ours | one-row-group) ;;
+duckdb-one-row-group)
+	if [[ ! -d $nm/@duckdb/node-api ]]; then
+		echo "scale.sh: no @duckdb/node-api in $nm (set SSEAUDIT_NODE_MODULES)" >&2
+		exit 2
+	fi
+	;;
+*)
+	echo "scale.sh: WRITER=$writer: want ours, one-row-group or duckdb-one-row-group" >&2
+	exit 2
+	;;
+esac
 bench_setup scale.sh 3
+if [[ $writer == duckdb-one-row-group ]]; then
+	cat >"$tmp/onerg.cjs" <<'JS'
+// node onerg.cjs IN OUT: IN rewritten by DuckDB as one row group, with its
+// sseaudit.* key/value metadata (which COPY would otherwise drop).
+const { DuckDBInstance } = require('@duckdb/node-api');
+(async () => {
+  const [inp, out] = process.argv.slice(2);
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  const kv = (await c.runAndReadAll(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('${inp}')`))
+    .getRowObjectsJS().filter((r) => r.k.startsWith('sseaudit.')).map((r) => `'${r.k}': '${r.v}'`).join(', ');
+  await c.run(`COPY (SELECT * FROM read_parquet('${inp}')) TO '${out}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000, KV_METADATA {${kv}})`);
+})().catch((e) => { console.error(e); process.exit(1); });
+JS
+fi
 
 printf '%9s %10s %12s %8s %8s %14s %22s\n' requests "body MB" "ITL samples" "wall s" "user s" "peak RSS MiB" "RSS - 8 B/sample MiB"
 for n in $sizes; do
 	trace=$tmp/trace-$n.parquet
-	body=$("$audit" gen --profile "$profile" --requests "$n" --output-tokens "$tokens" --concurrency 64 --seed 1 -o "$trace" 2>&1 |
-		sed -n 's/.* reads, \([0-9]*\) body bytes.*/\1/p')
+	groups=()
+	[[ $writer == ours ]] || groups=(--row-group-requests "$n")
+	body=$("$audit" gen --profile "$profile" --requests "$n" --output-tokens "$tokens" --concurrency 64 --seed 1 \
+		"${groups[@]}" -o "$trace" 2>&1 | sed -n 's/.* reads, \([0-9]*\) body bytes.*/\1/p')
+	if [[ $writer == duckdb-one-row-group ]]; then
+		NODE_PATH=$nm node "$tmp/onerg.cjs" "$trace" "$tmp/duckdb-$n.parquet"
+		trace=$tmp/duckdb-$n.parquet
+	fi
 	samples=$("$audit" report --format json "$trace" | python3 -c 'import json, sys; print(json.load(sys.stdin)["metrics"]["ITL"]["total"]["samples"])')
 	: >"$tmp/times"
 	for ((i = 1; i <= runs; i++)); do

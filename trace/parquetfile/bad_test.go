@@ -185,7 +185,7 @@ func TestCheckPages(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := Guard{r: bytes.NewReader(tc.chunk), maxPageBytes: maxChunk}
-			err := g.checkPages(0, int64(len(tc.chunk)), format.Uncompressed)
+			err := g.checkPages(0, int64(len(tc.chunk)), format.Uncompressed, nil)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("error %v, want none", err)
@@ -374,7 +374,7 @@ func TestCheckPageBodies(t *testing.T) {
 		codec := tc.codec.CompressionCodec()
 		check := func(chunk []byte) error {
 			g := Guard{r: bytes.NewReader(chunk), maxPageBytes: 256 << 20}
-			return g.checkPages(0, int64(len(chunk)), codec)
+			return g.checkPages(0, int64(len(chunk)), codec, nil)
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			body := encode(tc.codec, big)

@@ -6,40 +6,40 @@ import (
 	"io"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/encoding"
 )
 
-// columnReader reads one leaf column of a row group a page at a time and
-// hands out its slots (one level pair each, and a value when present) in
-// order. Values are read straight from the decoded page: assembling generic
-// rows first cost more than decompressing them.
+// columnReader reads one leaf column of a row group a window at a time (a
+// page, or a piece of a large one: see columnStream) and hands out its slots
+// (one level pair each, and a value when present) in order. Values are read
+// straight from the decoded window: assembling generic rows first cost more
+// than decompressing them.
 type columnReader struct {
 	column string // for errors
 	kind   parquet.Kind
 	maxRep int
 	maxDef int
-	pages  *pagesAhead
-	page   parquet.Page // the current page, released when the next is read
-	ended  bool         // no page left
+	src    *windowsAhead
+	ended  bool // no window left
 
-	// The current page: levels by slot (nil when the column has no such
-	// level), and its present values, by kind, in slot order.
-	reps, defs []byte
-	slots      int
-	ints       []int64
-	int32s     []int32
-	floats     []float64
-	float32s   []float32
-	bools      []bool
-	data       []byte
-	offsets    []uint32
-	slot       int // next slot
-	value      int // next present value
+	// The current window: levels by slot (nil when the column has no such
+	// level), and its present values, by kind, in slot order; byte array
+	// value i is data[starts[i]:ends[i]].
+	reps, defs   []byte
+	slots        int
+	ints         []int64
+	int32s       []int32
+	floats       []float64
+	float32s     []float32
+	bools        []bool
+	data         []byte
+	starts, ends []uint32
+	slot         int // next slot
+	value        int // next present value
 
-	// A dictionary-encoded page: the dictionary index of each present
+	// A dictionary-encoded window: the dictionary index of each present
 	// value; the value slices above then hold the dictionary's values.
 	indexes []int32
-	dict    parquet.Dictionary // the dictionary whose values are loaded
+	dict    *dictionary // the dictionary whose values are loaded
 	// dictNumber counts the dictionaries loaded, from 1: an int compares
 	// faster than the interface.
 	dictNumber int
@@ -51,11 +51,6 @@ type columnReader struct {
 	markedDict  int
 	markedIndex int32
 	runEnd      int
-
-	// Boolean pages are read value by value into these.
-	generic          []parquet.Value
-	ownReps, ownDefs []byte
-	ownBools         []bool
 }
 
 // slot is one position of a column: its levels and, when present, the index
@@ -66,19 +61,15 @@ type slot struct {
 	value    int
 }
 
-func newColumnReader(chunk parquet.ColumnChunk, l *leaf) *columnReader {
+func newColumnReader(s *columnStream, l *leaf) *columnReader {
 	return &columnReader{column: l.column, kind: l.kind, maxRep: l.maxRep, maxDef: l.maxDef, markedDef: -1,
-		pages: readAhead(chunk.Pages())}
+		src: readAhead(s)}
 }
 
 func (c *columnReader) close() {
-	if c.page != nil {
-		parquet.Release(c.page)
-		c.page = nil
-	}
-	if c.pages != nil {
-		c.pages.close()
-		c.pages = nil
+	if c.src != nil {
+		c.src.close()
+		c.src = nil
 	}
 }
 
@@ -134,7 +125,8 @@ func (c *columnReader) rowBytes() (n int, whole bool) {
 			return n, true
 		}
 		if c.defs == nil || int(c.defs[i]) == c.maxDef {
-			n += int(c.offsets[v+1] - c.offsets[v])
+			j := c.valueAt(v)
+			n += int(c.ends[j] - c.starts[j])
 			v++
 		}
 	}
@@ -168,7 +160,7 @@ func (c *columnReader) float64At(i int) float64 {
 
 func (c *columnReader) bytesAt(i int) []byte {
 	i = c.valueAt(i)
-	return c.data[c.offsets[i]:c.offsets[i+1]:c.offsets[i+1]]
+	return c.data[c.starts[i]:c.ends[i]:c.ends[i]]
 }
 
 func (c *columnReader) boolAt(i int) bool { return c.bools[c.valueAt(i)] }
@@ -249,14 +241,10 @@ func (c *columnReader) sameAsMarked(s slot) bool {
 	return true
 }
 
-// readPage makes the next page of the column current.
+// readPage makes the next window of the column current.
 func (c *columnReader) readPage() error {
-	if c.page != nil {
-		parquet.Release(c.page)
-		c.page = nil
-	}
 	c.reps, c.defs, c.slots, c.slot, c.value, c.indexes, c.runEnd = nil, nil, 0, 0, 0, nil, 0
-	page, err := c.pages.read()
+	w, err := c.src.read()
 	if errors.Is(err, io.EOF) {
 		c.ended = true
 		return nil
@@ -264,190 +252,83 @@ func (c *columnReader) readPage() error {
 	if err != nil {
 		return err
 	}
-	c.page = page
-	if c.kind == parquet.Boolean {
-		c.dict = nil
-		return c.readBooleans(page)
-	}
-	if c.maxRep > 0 {
-		c.reps = page.RepetitionLevels()
-	}
-	if c.maxDef > 0 {
-		c.defs = page.DefinitionLevels()
-	}
-	dict := page.Dictionary()
-	if dict == nil {
-		c.dict = nil
-		values := page.Data()
-		nValues, err := c.setValues(&values)
-		if err != nil {
-			return err
+	c.reps, c.defs = w.reps, w.defs
+	values := w
+	if d := w.dict; d != nil {
+		// The windows of a column chunk share one dictionary: its values
+		// are loaded once, and the windows hold indexes into them.
+		if d != c.dict {
+			c.dict = d
+			c.dictNumber++
+			c.ints, c.int32s, c.floats, c.float32s, c.bools = d.ints, d.int32s, d.floats, d.float32s, d.bools
+			c.data, c.starts, c.ends = d.data, d.starts, d.ends
 		}
-		return c.setSlots(nValues)
-	}
-	// The pages of a column chunk share one dictionary: its values are
-	// loaded once, and the pages hold indexes into them.
-	if dict != c.dict {
-		c.dict = nil
-		values := dict.Page().Data()
-		n, err := c.setValues(&values)
-		if err != nil {
-			return fmt.Errorf("dictionary: %w", err)
-		}
-		if n != dict.Len() {
-			return fmt.Errorf("dictionary of %d values holds %d", dict.Len(), n)
-		}
-		c.dict = dict
-		c.dictNumber++
-	}
-	indexes := page.Data()
-	c.indexes = indexes.Int32()
-	n := dict.Len()
-	for i, x := range c.indexes {
-		if x < 0 || int(x) >= n {
-			return fmt.Errorf("value %d of the page is dictionary index %d: want one below the dictionary's %d values", i, x, n)
-		}
-	}
-	return c.setSlots(len(c.indexes))
-}
-
-// setValues makes values the page's or the dictionary's value slices and
-// returns how many there are.
-func (c *columnReader) setValues(values *encoding.Values) (nValues int, err error) {
-	c.ints, c.int32s, c.floats, c.float32s, c.bools, c.data, c.offsets = nil, nil, nil, nil, nil, nil, nil
-	switch c.kind {
-	case parquet.Int64:
-		c.ints = values.Int64()
-		nValues = len(c.ints)
-	case parquet.Int32:
-		c.int32s = values.Int32()
-		nValues = len(c.int32s)
-	case parquet.Double:
-		c.floats = values.Double()
-		nValues = len(c.floats)
-	case parquet.Float:
-		c.float32s = values.Float()
-		nValues = len(c.float32s)
-	case parquet.ByteArray:
-		c.data, c.offsets = values.ByteArray()
-		if len(c.offsets) > 0 {
-			nValues = len(c.offsets) - 1
-		}
-		for i := 1; i < len(c.offsets); i++ {
-			if c.offsets[i] < c.offsets[i-1] || int(c.offsets[i]) > len(c.data) {
-				return 0, fmt.Errorf("value %d of the page lies outside its data", i-1)
+		c.indexes = w.indexes
+		for i, x := range c.indexes {
+			if x < 0 || int(x) >= d.n {
+				return fmt.Errorf("value %d of the page is dictionary index %d: want one below the dictionary's %d values", i, x, d.n)
 			}
 		}
-	default:
-		return 0, fmt.Errorf("values of type %s", c.kind)
+		values = nil
+	} else {
+		c.dict = nil
 	}
-	return nValues, nil
-}
-
-// setSlots works out the page's slot count from its levels and checks that
-// the levels and the values agree.
-func (c *columnReader) setSlots(nValues int) error {
-	switch {
-	case c.defs != nil:
-		c.slots = len(c.defs)
-	case c.reps != nil:
-		c.slots = len(c.reps)
-	default:
-		c.slots = nValues
+	if values != nil {
+		c.ints, c.int32s, c.floats, c.float32s, c.bools = w.ints, w.int32s, w.floats, w.float32s, w.bools
+		c.data, c.starts, c.ends = w.data, w.starts, w.ends
 	}
-	if c.maxRep > 0 && len(c.reps) != c.slots {
-		return fmt.Errorf("%d repetition levels for %d values", len(c.reps), c.slots)
-	}
-	if c.maxDef > 0 && len(c.defs) != c.slots {
-		return fmt.Errorf("%d definition levels for %d values", len(c.defs), c.slots)
-	}
-	present := c.slots
-	if c.defs != nil {
-		present = 0
-		for _, d := range c.defs {
-			if int(d) == c.maxDef {
-				present++
-			}
-		}
-	}
-	if present != nValues {
-		return fmt.Errorf("%d values present by their levels, %d in the page", present, nValues)
-	}
+	c.slots = w.slots
 	return nil
 }
 
-// readBooleans reads a page of a boolean column value by value (the page
-// holds them a bit each, or in a dictionary) into the reader's own buffers.
-func (c *columnReader) readBooleans(page parquet.Page) error {
-	if c.generic == nil {
-		c.generic = make([]parquet.Value, 1024)
-	}
-	c.ownReps, c.ownDefs, c.ownBools = c.ownReps[:0], c.ownDefs[:0], c.ownBools[:0]
-	values := page.Values()
-	for {
-		n, err := values.ReadValues(c.generic)
-		for _, v := range c.generic[:n] {
-			c.ownReps = append(c.ownReps, byte(v.RepetitionLevel()))
-			c.ownDefs = append(c.ownDefs, byte(v.DefinitionLevel()))
-			if v.DefinitionLevel() == c.maxDef && !v.IsNull() {
-				c.ownBools = append(c.ownBools, v.Boolean())
-			}
-		}
-		if errors.Is(err, io.EOF) || (err == nil && n == 0) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if c.maxRep > 0 {
-		c.reps = c.ownReps
-	}
-	if c.maxDef > 0 {
-		c.defs = c.ownDefs
-	}
-	c.bools = c.ownBools
-	return c.setSlots(len(c.bools))
-}
-
-// pagesAhead reads the pages of a column chunk in a goroutine of its own, up
-// to two pages ahead of the reader (one waiting, one being read: measurably
-// faster than one), so that decompressing and decoding them overlaps with
-// the rows being put together. The pages still come in order, one column
-// chunk to a goroutine: nothing but the timing changes.
-type pagesAhead struct {
-	pages    parquet.Pages
-	next     chan pageRead
+// windowsAhead reads the windows of a column chunk in a goroutine of its own,
+// up to two windows ahead of the reader (one waiting, one being read), so
+// that decompressing and decoding them overlaps with the rows being put
+// together. The windows still come in order, one column chunk to a
+// goroutine: nothing but the timing changes. Three windows go round: the
+// reader's, the one waiting, the one being filled.
+type windowsAhead struct {
+	stream   *columnStream
+	next     chan windowRead
+	free     chan *window
 	stop     chan struct{}
-	panicked bool // the library panicked: its state is not to be trusted
+	cur      *window // the reader's
+	panicked bool    // the decoder panicked: its state is not to be trusted
 }
 
-// pageRead is what one ReadPage gave, or the panic it raised (the parquet
-// library panics on some damaged files), to raise again in the reader's
-// goroutine where it is recovered.
-type pageRead struct {
-	page      parquet.Page
+// windowRead is what one fill gave, or the panic it raised, to raise again in
+// the reader's goroutine where it is recovered.
+type windowRead struct {
+	w         *window
 	err       error
 	panicked  bool
 	panicWith any
 }
 
-func readAhead(pages parquet.Pages) *pagesAhead {
-	a := &pagesAhead{pages: pages, next: make(chan pageRead, 1), stop: make(chan struct{})}
+const windowsInFlight = 3
+
+func readAhead(s *columnStream) *windowsAhead {
+	a := &windowsAhead{stream: s, next: make(chan windowRead, 1), free: make(chan *window, windowsInFlight), stop: make(chan struct{})}
+	for range windowsInFlight {
+		a.free <- &window{}
+	}
 	go a.run()
 	return a
 }
 
-func (a *pagesAhead) run() {
+func (a *windowsAhead) run() {
 	defer close(a.next)
 	for {
-		r := a.readPage()
+		var w *window
+		select {
+		case w = <-a.free:
+		case <-a.stop:
+			return
+		}
+		r := a.fill(w)
 		select {
 		case a.next <- r:
 		case <-a.stop:
-			if r.page != nil {
-				parquet.Release(r.page)
-			}
 			return
 		}
 		if r.err != nil || r.panicked {
@@ -456,18 +337,22 @@ func (a *pagesAhead) run() {
 	}
 }
 
-func (a *pagesAhead) readPage() (r pageRead) {
+func (a *windowsAhead) fill(w *window) (r windowRead) {
 	defer func() {
 		if p := recover(); p != nil {
-			r = pageRead{panicked: true, panicWith: p}
+			r = windowRead{panicked: true, panicWith: p}
 		}
 	}()
-	r.page, r.err = a.pages.ReadPage()
-	return r
+	return windowRead{w: w, err: a.stream.fill(w)}
 }
 
-// read returns the next page, or io.EOF after the last.
-func (a *pagesAhead) read() (parquet.Page, error) {
+// read returns the next window, or io.EOF after the last; the window read
+// before it goes back to be filled again.
+func (a *windowsAhead) read() (*window, error) {
+	if a.cur != nil {
+		a.free <- a.cur
+		a.cur = nil
+	}
 	r, ok := <-a.next
 	if !ok {
 		return nil, io.EOF
@@ -476,18 +361,19 @@ func (a *pagesAhead) read() (parquet.Page, error) {
 		a.panicked = true
 		panic(r.panicWith)
 	}
-	return r.page, r.err
+	if r.err != nil {
+		return nil, r.err
+	}
+	a.cur = r.w
+	return r.w, nil
 }
 
-// close stops the goroutine and closes the pages once it has let go of them.
-func (a *pagesAhead) close() {
+// close stops the goroutine and lets go of the stream once it has.
+func (a *windowsAhead) close() {
 	close(a.stop)
-	for r := range a.next {
-		if r.page != nil {
-			parquet.Release(r.page)
-		}
+	for range a.next {
 	}
 	if !a.panicked {
-		a.pages.Close()
+		a.stream.close()
 	}
 }

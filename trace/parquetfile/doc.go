@@ -2,15 +2,20 @@
 // as Parquet files, in the nested layout (one row a request, chunks as a
 // LIST column) and the flat layout (one row a chunk).
 //
-// Reading goes row group by row group and, within one, column by column: each
-// leaf column's pages are decoded by the library in a goroutine of their own,
-// up to two pages ahead, and the reader takes each row's values straight from
-// the decoded pages (columns.go), so memory is bounded by three pages a
-// column plus the requests being produced. Before the parquet library
-// allocates for anything the file claims (the footer, a column chunk, a
-// page), the guards in guard.go check the claim against the bytes really
-// there; the replay tables' reader (trace/tables) uses them too, through
-// Guard. The reader accepts the list encodings and types other writers use
+// Reading goes row group by row group and, within one, column by column: the
+// parquet library parses the footer, and the reader decodes the pages itself
+// (pages.go, pagevalues.go, encoding.go, lzstream.go), each leaf column in a
+// goroutine of its own, up to two windows ahead. A page of up to 4 MiB is a
+// window, decompressed whole; a larger one (DuckDB writes a row group's
+// column as pages of up to ~100 MB) is decompressed as a stream and cut into
+// windows of about 1 MiB of values. The reader takes each row's values
+// straight from the windows (columns.go), so memory is bounded by three
+// windows a column plus the requests being produced, whatever the writer's
+// row groups and pages. Before anything the file claims is allocated for (the
+// footer, a column chunk, a page), the guards in guard.go check the claim
+// against the bytes really there, and each page is held to the size its
+// header claims as it decompresses; the replay tables' reader (trace/tables)
+// uses the guards too, through Guard. The reader accepts the list encodings and types other writers use
 // (DuckDB, Arrow, Spark); every request goes through a trace.Checker. Flat
 // files are first scanned by their request_id column alone to learn whether
 // each request's rows are contiguous; the grouping itself is trace's

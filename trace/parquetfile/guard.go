@@ -51,6 +51,10 @@ type Guard struct {
 	limitName     string
 	zstd          *zstd.Decoder
 	body, scratch []byte
+	// streamed: the caller reads pages through a columnStream, which holds
+	// every page to the uncompressed size its header claims as it
+	// decompresses: the trial decompression of checkBody is skipped.
+	streamed bool
 }
 
 // NewGuard checks the magic bytes and the footer of the Parquet file r of
@@ -112,6 +116,17 @@ func checkFooter(r io.ReaderAt, size int64) (int64, error) {
 // data area and that every page header in it claims sizes and value counts
 // that the chunk can hold, before the library allocates for them.
 func (g *Guard) CheckRowGroup(rg *format.RowGroup) error {
+	_, err := g.checkRowGroup(rg, false)
+	return err
+}
+
+// checkRowGroup is CheckRowGroup; with keep, it returns the pages of every
+// column chunk as the headers describe them.
+func (g *Guard) checkRowGroup(rg *format.RowGroup, keep bool) ([][]pageInfo, error) {
+	var pages [][]pageInfo
+	if keep {
+		pages = make([][]pageInfo, len(rg.Columns))
+	}
 	dataEnd := g.dataEnd
 	// The buffers are as large as the largest page: do not keep them while
 	// the library reads the row group.
@@ -119,7 +134,7 @@ func (g *Guard) CheckRowGroup(rg *format.RowGroup) error {
 	for i := range rg.Columns {
 		cc := &rg.Columns[i]
 		if cc.FilePath != "" {
-			return fmt.Errorf("column chunk %d is in another file (%q): want a self-contained file", i, cc.FilePath)
+			return nil, fmt.Errorf("column chunk %d is in another file (%q): want a self-contained file", i, cc.FilePath)
 		}
 		md := &cc.MetaData
 		start := md.DataPageOffset
@@ -127,14 +142,18 @@ func (g *Guard) CheckRowGroup(rg *format.RowGroup) error {
 			start = md.DictionaryPageOffset
 		}
 		if start < int64(len(magic)) || md.TotalCompressedSize < 0 || md.TotalCompressedSize > dataEnd-start {
-			return fmt.Errorf("column chunk %d (%s) claims bytes %d..%d: want them within the %d data bytes of the file",
+			return nil, fmt.Errorf("column chunk %d (%s) claims bytes %d..%d: want them within the %d data bytes of the file",
 				i, columnPathOf(md), start, start+md.TotalCompressedSize, dataEnd)
 		}
-		if err := g.checkPages(start, start+md.TotalCompressedSize, md.Codec); err != nil {
-			return fmt.Errorf("column chunk %d (%s): %w", i, columnPathOf(md), err)
+		var out *[]pageInfo
+		if keep {
+			out = &pages[i]
+		}
+		if err := g.checkPages(start, start+md.TotalCompressedSize, md.Codec, out); err != nil {
+			return nil, fmt.Errorf("column chunk %d (%s): %w", i, columnPathOf(md), err)
 		}
 	}
-	return nil
+	return pages, nil
 }
 
 func columnPathOf(md *format.ColumnMetaData) string {
@@ -156,7 +175,7 @@ func columnPathOf(md *format.ColumnMetaData) string {
 // and brotli grow their output to whatever the data holds. The check costs a
 // second decompression of every compressed page but those of zstd frames
 // that declare sizes within the claim.
-func (g *Guard) checkPages(start, end int64, codec format.CompressionCodec) error {
+func (g *Guard) checkPages(start, end int64, codec format.CompressionCodec, out *[]pageInfo) error {
 	r := g.r
 	var proto thrift.CompactProtocol
 	window := make([]byte, 0, 4096)
@@ -217,8 +236,13 @@ func (g *Guard) checkPages(start, end int64, codec format.CompressionCodec) erro
 		if numValues < 0 || numValues > valuesCap {
 			return fmt.Errorf("page at byte %d claims %d values in %d bytes: want at most %d", pos, numValues, h.UncompressedPageSize, valuesCap)
 		}
-		if err := g.checkBody(pos+int64(headerLen), &h, codec); err != nil {
-			return fmt.Errorf("page at byte %d: %w", pos, err)
+		if !g.streamed {
+			if err := g.checkBody(pos+int64(headerLen), &h, codec); err != nil {
+				return fmt.Errorf("page at byte %d: %w", pos, err)
+			}
+		}
+		if out != nil {
+			*out = append(*out, newPageInfo(pos, int64(headerLen), &h))
 		}
 		pos += int64(headerLen) + int64(h.CompressedPageSize)
 	}

@@ -18,11 +18,11 @@ const readBufferSize = 64 << 10
 
 // file is an open Parquet trace: the parsed footer and the guards' state.
 type file struct {
-	name    string
-	pf      *parquet.File
-	schema  *fileSchema
-	checked []bool // row groups whose sizes were checked
-	guard   *Guard
+	name   string
+	r      io.ReaderAt
+	pf     *parquet.File
+	schema *fileSchema
+	guard  *Guard
 }
 
 // open reads and checks the footer and the schema. Every error is a
@@ -33,6 +33,7 @@ func open(name string, r io.ReaderAt, size int64, limits trace.Limits) (f *file,
 	if err != nil {
 		return nil, info, trace.FileError(name, nil, "%s", err)
 	}
+	guard.streamed = true
 	pf, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
 		parquet.OptimisticRead(false), parquet.ReadBufferSize(readBufferSize))
 	if err != nil {
@@ -53,7 +54,7 @@ func open(name string, r io.ReaderAt, size int64, limits trace.Limits) (f *file,
 			return nil, info, err
 		}
 	}
-	f = &file{name: name, pf: pf, schema: schema, checked: make([]bool, len(pf.RowGroups())), guard: guard}
+	f = &file{name: name, r: r, pf: pf, schema: schema, guard: guard}
 	info = trace.Info{Path: name, Format: "parquet", Layout: schema.layout, Meta: meta, Extra: schema.extra, Notes: notes}
 	return f, info, nil
 }
@@ -66,17 +67,22 @@ func recoverCorrupt(name string, err *error) {
 	}
 }
 
-// rowGroup returns row group i after checking the sizes it claims.
-func (f *file) rowGroup(i int) (parquet.RowGroup, error) {
-	if !f.checked[i] {
-		if err := f.guard.CheckRowGroup(&f.pf.Metadata().RowGroups[i]); err != nil {
-			e := trace.FileError(f.name, nil, "corrupt parquet file: %s", err)
-			e.RowGroup = i
-			return nil, e
-		}
-		f.checked[i] = true
+// rowGroup checks the sizes row group i claims and returns the pages of
+// each of its column chunks.
+func (f *file) rowGroup(i int) ([][]pageInfo, error) {
+	pages, err := f.guard.checkRowGroup(&f.pf.Metadata().RowGroups[i], true)
+	if err != nil {
+		e := trace.FileError(f.name, nil, "corrupt parquet file: %s", err)
+		e.RowGroup = i
+		return nil, e
 	}
-	return f.pf.RowGroups()[i], nil
+	return pages, nil
+}
+
+// stream is the column stream of leaf j of row group i, whose pages are
+// pages.
+func (f *file) stream(i, j int, pages []pageInfo) *columnStream {
+	return newColumnStream(f.r, &f.schema.leaves[j], f.pf.Metadata().RowGroups[i].Columns[j].MetaData.Codec, pages)
 }
 
 // rowCursor reads a file row by row, row group by row group, through a
@@ -159,11 +165,10 @@ func (c *rowCursor) nextRow() (int, int64, error) {
 
 func (c *rowCursor) openRowGroup(i int) error {
 	c.rg, c.rgRows = i, 0
-	g, err := c.f.rowGroup(i)
+	chunks, err := c.f.rowGroup(i)
 	if err != nil {
 		return err
 	}
-	chunks := g.ColumnChunks()
 	if len(chunks) != len(c.f.schema.leaves) {
 		return c.groupErr("", nil, "corrupt parquet file: row group has %d column chunks for %d columns", len(chunks), len(c.f.schema.leaves))
 	}
@@ -172,7 +177,7 @@ func (c *rowCursor) openRowGroup(i int) error {
 	c.held, c.heldRows, c.holding = 0, 0, false
 	for j := range chunks {
 		if l := &c.f.schema.leaves[j]; l.role != roleNone {
-			c.columns[j] = newColumnReader(chunks[j], l)
+			c.columns[j] = newColumnReader(c.f.stream(i, j, chunks[j]), l)
 			op := columnOp{leaf: l, col: c.columns[j], holdable: l.role.holdable()}
 			c.ops = append(c.ops, op)
 			if op.holdable {
@@ -253,7 +258,7 @@ func (c *rowCursor) groupErr(column string, err error, format string, args ...an
 	return e
 }
 
-// columnErr is an error of the parquet library reading a column's pages.
+// columnErr is an error reading a column's pages.
 func (c *rowCursor) columnErr(col *columnReader, err error) *trace.Error {
 	return c.groupErr(col.column, err, "corrupt parquet file: reading column %s", col.column)
 }
@@ -829,11 +834,12 @@ func (f *file) contiguous() (ok bool, err error) {
 	var last []byte // the previous row's id
 	haveLast := false
 	for i := range f.pf.RowGroups() {
-		g, err := f.rowGroup(i)
+		chunks, err := f.rowGroup(i)
 		if err != nil {
 			return false, err
 		}
-		ids := newColumnReader(g.ColumnChunks()[f.schema.idColumn], &f.schema.leaves[f.schema.idColumn])
+		id := f.schema.idColumn
+		ids := newColumnReader(f.stream(i, id, chunks[id]), &f.schema.leaves[id])
 		err = func() error {
 			defer ids.close()
 			for c.Contiguous() {
