@@ -22,6 +22,10 @@
 //   - GenerativeMetrics.compile's request_totals and its per-request
 //     distributions (src/guidellm/benchmark/schemas/metrics.py): calc.go,
 //     keys result.go.
+//
+// Rules switches the rules in which guidellm differs from AISBench to
+// AISBench's, one at a time, so that a difference between the two tools'
+// figures is attributed to the rule that makes it (audit tools).
 package guidellm
 
 import (
