@@ -370,3 +370,36 @@ func TestIssue16GuideLLMQuirks(t *testing.T) {
 		}
 	}
 }
+
+// TestIssue16GuideLLMRules: guidellm's rules on basic.jsonl: its first
+// token is the first text (AISBench's the role-only event), its E2E ends
+// at the [DONE] read, its TPOT counts the first token, its P99 does not
+// interpolate, its throughput is a rate distribution's mean; with every
+// rule switched it equals AISBench. On findings/event_lines an "event:"
+// line is a line guidellm ignores, a block AISBench fails: framing moves
+// the successes.
+func TestIssue16GuideLLMRules(t *testing.T) {
+	rep := runTools(t, filepath.Join(root, "testdata", "traces", "basic.jsonl"), "aisbench,guidellm")
+	for rule, q := range map[string]Quantity{"every_message": TTFTMean, "latency": E2EMean, "tpot": TPOTMean,
+		"percentile": TTFTP99, "throughput": OutputThroughput} {
+		if a, ok := why(rep, "guidellm", rule); !ok || !moves(a, q) {
+			t.Errorf("basic: %s does not move %s: %+v", rule, q.Label(), a)
+		}
+	}
+	residuals := 0
+	for _, res := range rep.Residual {
+		if res.Tool.Name == "guidellm" {
+			residuals++
+			if len(res.Deltas) != 0 {
+				t.Errorf("basic: guidellm with every rule switched differs: %+v", res.Deltas)
+			}
+		}
+	}
+	if residuals != 1 {
+		t.Errorf("basic: %d residuals for guidellm, want 1", residuals)
+	}
+	rep = runTools(t, filepath.Join(root, "testdata", "traces", "findings", "event_lines.jsonl"), "aisbench,guidellm")
+	if a, ok := why(rep, "guidellm", "framing"); !ok || !moves(a, Successes) {
+		t.Errorf("event_lines: framing does not move successes: %+v", a)
+	}
+}

@@ -150,7 +150,19 @@ func Run(open Opener, opts Options) (*Report, error) {
 				e.all = newGenAIPerf(t, rep.API, all, true)
 			}
 		case "guidellm":
-			e.own = newGuideLLM(t, rep.API)
+			e.own = newGuideLLM(t, rep.API, guidellm.Rules{}, false)
+			if opts.Why {
+				var all guidellm.Rules
+				for _, rs := range guidellmRules {
+					var rules guidellm.Rules
+					if rs.set != nil {
+						rs.set(&rules)
+						rs.set(&all)
+					}
+					e.rules = append(e.rules, newGuideLLM(t, rep.API, rules, rs.framing))
+				}
+				e.all = newGuideLLM(t, rep.API, all, true)
+			}
 		default:
 			return nil, fmt.Errorf("tools: %s has no calculator", t.Name)
 		}
@@ -233,6 +245,10 @@ func ruleList(tool string) []Rule {
 		for _, r := range genaiperfRules {
 			rs = append(rs, r.Rule)
 		}
+	case "guidellm":
+		for _, r := range guidellmRules {
+			rs = append(rs, r.Rule)
+		}
 	}
 	return rs
 }
@@ -278,7 +294,7 @@ func readPasses(open Opener, every []variant, maxEventBytes int64, api string, r
 			sc := &sglang.Client{API: sglang.API(api)}
 			ec := &evalscope.Client{}
 			ac := &aiperf.Client{}
-			gc := &guidellm.Client{API: guidellm.API(api)}
+			gc := &guidellm.Client{API: guidellm.API(api), Payloads: p.opts.Framer == replay.AISBench}
 			return func(rr *record.Replayed) *prepared {
 				var pr prepared
 				if rr.Replay.Transport == "" {

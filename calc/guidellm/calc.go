@@ -1,6 +1,10 @@
 package guidellm
 
-import "math"
+import (
+	"math"
+
+	"github.com/sseaudit/sseaudit/pynum"
+)
 
 // Metric is one of GenerativeMetrics' per-request distributions kept here.
 type Metric int
@@ -39,6 +43,7 @@ var Timeline = []Metric{RequestsPerSecond, RequestConcurrency, PromptPerSecond, 
 // Calc gathers a run's requests and computes GenerativeMetrics.compile's
 // request totals and the successful requests' distributions.
 type Calc struct {
+	Rules   Rules
 	outputs []Output
 }
 
@@ -158,7 +163,58 @@ func (c *Calc) Result() *Result {
 		}
 		r.OutputKnown = r.OutputKnown && (!o.Success || o.OutputTokens.Known)
 	}
+	c.aisbench(r)
 	return r
+}
+
+// aisbench fills what the rules switched to AISBench's compute instead:
+// its duration, TTFT P99, pooled ITL and request TPOT, in seconds.
+func (c *Calc) aisbench(r *Result) {
+	var ttft, itl, tpot []float64
+	first, last, seen := 0.0, 0.0, false
+	for _, o := range c.outputs {
+		if !o.Success {
+			continue
+		}
+		if !seen || o.Start < first {
+			first = o.Start
+		}
+		if !seen || o.End > last {
+			last = o.End
+		}
+		seen = true
+		ttft = append(ttft, o.TTFTms()/1000)
+		for i := 1; i < len(o.Times); i++ {
+			itl = append(itl, o.Times[i]-o.Times[i-1])
+		}
+		if n := o.OutputTokens.N; n > 1 {
+			e2e, ft := o.Latency(), 0.0
+			if o.HasFirst {
+				ft = o.FirstToken - o.Start
+			}
+			tpot = append(tpot, (e2e-ft)/float64(n-1))
+		} else {
+			tpot = append(tpot, 0)
+		}
+	}
+	if c.Rules.AISBenchDuration {
+		r.Duration = 0
+		if seen {
+			r.Duration = last - first
+		}
+	}
+	if c.Rules.Percentile && len(ttft) > 0 {
+		r.TTFTP99 = pynum.NumpyPercentile(ttft, 99)
+	}
+	if c.Rules.PooledITL {
+		r.PooledITL.N = len(itl)
+		if len(itl) > 0 {
+			r.PooledITL.Mean = pynum.NumpyMean(itl)
+		}
+	}
+	if c.Rules.RequestTPOT && len(tpot) > 0 {
+		r.RequestTPOT = pynum.NumpyMean(tpot)
+	}
 }
 
 // fieldsDiffer marks each of a Dist's fields (fieldNames' order) that

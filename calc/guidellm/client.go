@@ -22,6 +22,10 @@
 //   - GenerativeMetrics.compile's request_totals and its per-request
 //     distributions (src/guidellm/benchmark/schemas/metrics.py): calc.go,
 //     keys result.go.
+//
+// Rules switches the rules in which guidellm differs from AISBench to
+// AISBench's, one at a time, so that a difference between the two tools'
+// figures is attributed to the rule that makes it (audit tools).
 package guidellm
 
 import (
@@ -60,6 +64,9 @@ const (
 type Usage struct {
 	Prompt, Output int64
 	Err            string
+	// Completion is usage.completion_tokens as AISBench's client reads it
+	// (an int, else 0): its output tokens, a 0 unknown (the usage rule).
+	Completion int64
 }
 
 // Message is what the request handler makes of one line, whatever the
@@ -78,12 +85,19 @@ type Message struct {
 	IDErr   string // its "id" is the first non-null one and not a str: GenerationResponse raises
 	HasID   bool   // it has a non-null "id"
 	Usage   *Usage // a truthy usage, which replaces any before it
+	// Event: a data line whose payload parsed, one AISBench's client gives
+	// a time point (the every_message rule).
+	Event bool
 }
 
 // Client runs guidellm's streaming client on replayed requests.
 type Client struct {
 	API API
-	p   replay.JSONParser
+	// Payloads: the messages are the aisbench framer's (Options.Messages):
+	// a payload its client parsed (after "data:", stripped) or "[DONE]",
+	// each a data line here (the framing rule switched to AISBench's).
+	Payloads bool
+	p        replay.JSONParser
 }
 
 // Read is what the request handler makes of every line res's framer handed
@@ -101,11 +115,19 @@ var dataDone = []byte("data: [DONE]")
 func (c *Client) read(m replay.Message) Message {
 	msg := Message{TNs: m.TNs}
 	// extract_line_data
-	if bytes.Equal(m.Text, dataDone) {
+	text := m.Text
+	if c.Payloads {
+		if string(text) == "[DONE]" {
+			text = dataDone
+		} else {
+			text = append([]byte("data: "), text...)
+		}
+	}
+	if bytes.Equal(text, dataDone) {
 		msg.Iter = End
 		return msg
 	}
-	rest, ok := bytes.CutPrefix(replay.PyStrip(m.Text), []byte("data:"))
+	rest, ok := bytes.CutPrefix(replay.PyStrip(text), []byte("data:"))
 	if !ok {
 		return msg
 	}
@@ -114,6 +136,7 @@ func (c *Client) read(m replay.Message) Message {
 		msg.Err = "JSONDecodeError"
 		return msg
 	}
+	msg.Event = true
 	if data.Type() == fastjson.TypeNull {
 		msg.Iter = End
 		return msg
@@ -312,6 +335,9 @@ func readUsage(u *fastjson.Value) *Usage {
 			return 0, "ValidationError: audio_seconds"
 		}
 		return total, ""
+	}
+	if v := replay.Member(u, "completion_tokens"); v != nil {
+		out.Completion, _ = replay.PyInt(v)
 	}
 	var err string
 	if out.Prompt, err = side("prompt_tokens_details", "prompt_tokens",

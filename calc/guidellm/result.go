@@ -12,6 +12,15 @@ type Result struct {
 	Depends     [numMetrics][]bool
 	TotalOutput int64 // the successes' output tokens, when OutputKnown
 	OutputKnown bool  // every success's output tokens came from its usage
+	// Under Rules switched to AISBench's, in seconds: TTFT's P99
+	// (Percentile), the pooled ITL (PooledITL), the requests' mean TPOT
+	// (RequestTPOT, known with OutputKnown).
+	TTFTP99   float64
+	PooledITL struct {
+		Mean float64
+		N    int
+	}
+	RequestTPOT float64
 }
 
 // fieldNames are a DistributionSummary's fields as benchmarks.json holds

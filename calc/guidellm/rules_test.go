@@ -153,3 +153,55 @@ func TestRules(t *testing.T) {
 		t.Errorf("completions: %+v", o)
 	}
 }
+
+// TestAISBenchRules: each of Rules switched to AISBench's, on lines.
+func TestAISBenchRules(t *testing.T) {
+	c := &Client{API: Chat}
+	role := `data: {"choices":[{"delta":{"role":"assistant","content":""}}]}`
+	text := `data: {"choices":[{"delta":{"content":"a"}}]}`
+	usage := `data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,` +
+		`"completion_tokens_details":{"audio_tokens":4}}}`
+	msgs := lines(c, role, text, text, usage, "data: [DONE]")
+	// every_message: the role chunk (1 s) is the first token, the usage tail
+	// (4 s) the last; latency: request_end is the last event, not [DONE]'s 5 s.
+	o := RunWith(Rules{EveryMessage: true, LastEventEnd: true, PooledITL: true}, 0, 9e9, "", msgs)
+	if !o.Success || o.FirstToken != 1 || o.LastToken != 4 || o.End != 4 || len(o.Times) != 4 {
+		t.Errorf("every message: %+v", o)
+	}
+	// usage: guidellm adds the details' audio tokens (6); AISBench takes
+	// completion_tokens (2); a 0 is unknown.
+	if o := Run(0, 9e9, "", msgs); o.OutputTokens != (Count{6, true}) {
+		t.Errorf("own usage: %+v", o.OutputTokens)
+	}
+	if o := RunWith(Rules{Usage: true}, 0, 9e9, "", msgs); o.OutputTokens != (Count{2, true}) {
+		t.Errorf("AISBench's usage: %+v", o.OutputTokens)
+	}
+	zero := `data: {"choices":[],"usage":{"completion_tokens":0}}`
+	if o := RunWith(Rules{Usage: true}, 0, 9e9, "", lines(c, text, zero)); o.OutputTokens.Known {
+		t.Errorf("a 0 known: %+v", o.OutputTokens)
+	}
+	// success: a reasoning-only stream without usage fails post_validation,
+	// not AISBench's rule; a stream of no event fails AISBench's only.
+	reasoning := `data: {"choices":[{"delta":{"reasoning_content":"r"}}]}`
+	if o := RunWith(Rules{NeedsEvent: true}, 0, 9e9, "", lines(c, reasoning)); !o.Success {
+		t.Error("reasoning only failed under AISBench's rule")
+	}
+	if o := RunWith(Rules{NeedsEvent: true, EveryMessage: true}, 0, 9e9, "", lines(c, ": ping")); o.Success {
+		t.Error("no event succeeded under AISBench's rule")
+	}
+	// The aisbench framer's payloads read as data lines.
+	pc := &Client{API: Chat, Payloads: true}
+	if o := Run(0, 9e9, "", lines(pc, `{"choices":[{"delta":{"content":"a"}}]}`, "[DONE]", text)); !o.Success || o.End != 2 ||
+		o.TokenIterations != 1 {
+		t.Errorf("payloads: %+v", o)
+	}
+	// The calculator: TPOT (E2E - TTFT) / (tokens - 1) = (4 - 1) / 1 s;
+	// pooled intervals 1, 1, 1 s; duration the success's 0 to 4 s.
+	var calc Calc
+	calc.Rules = Rules{RequestTPOT: true, PooledITL: true, AISBenchDuration: true, Percentile: true}
+	calc.Add(RunWith(Rules{EveryMessage: true, LastEventEnd: true, PooledITL: true, Usage: true}, 0, 9e9, "", msgs))
+	r := calc.Result()
+	if r.RequestTPOT != 3 || r.PooledITL.Mean != 1 || r.PooledITL.N != 3 || r.Duration != 4 || r.TTFTP99 != 1 {
+		t.Errorf("calc: TPOT %v ITL %+v duration %v P99 %v", r.RequestTPOT, r.PooledITL, r.Duration, r.TTFTP99)
+	}
+}
