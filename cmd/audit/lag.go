@@ -45,7 +45,7 @@ when the median lag is at least --threshold of the wire's mean ITL.
 Examples:
   audit lag --wire testdata/tap/aisbench/fast/wire.arrows --client testdata/tap/aisbench/fast/work_dir
   audit lag --format json --wire testdata/tap/aisbench/slow/wire.arrows --client testdata/tap/aisbench/slow/work_dir
-  audit lag -o lag.html --wire testdata/tap/aisbench/slow/wire.arrows --client testdata/tap/aisbench/slow/work_dir
+  audit lag -o /tmp/lag.html --wire testdata/tap/aisbench/slow/wire.arrows --client testdata/tap/aisbench/slow/work_dir
   $ audit lag --wire run.arrows --client client.jsonl   (client.jsonl: audit import --from vllm ...)`,
 		Flags: slices.Concat(outputFlags("output: text, json or html", lagFormats...), []cli.Flag{
 			&cli.StringFlag{Name: "wire", Usage: "the trace audit tap recorded (required)"},
