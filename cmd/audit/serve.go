@@ -42,11 +42,11 @@ it whole into memory. Ctrl-C stops (requests in flight are cut).
 
 How precise: on Linux one pacer wakes on a timerfd for the next due write of
 every stream, and a request arrives when its first byte reached the machine (the
-kernel's receive time). Measured on the wire (bench/serve-timing.sh, 2 cores
-busy with other jobs, server and clients at real-time priority), writes left a
-median of 0.1 ms after their schedule at 64 streams (0.25 ms at 1), P99 1.5 to
-2.4 ms (Go's timers: medians of 0.7 to 1 ms); at normal priority on that busy
-machine, medians of 0.2 to 0.4 ms and P99s of 30 to 80 ms, the scheduler's.
+kernel's receive time). Measured on the wire (bench/serve-timing.sh, 2 cores,
+quiet, normal priority), writes left a median of 0.11 to 0.29 ms after their
+schedule (0.12 ms at 64 streams), P99 0.9 to 3.2 ms (Go's timers: medians of
+0.8 to 0.9 ms); on a busy machine at real-time priority, 0.1 to 0.25 ms, P99 1.5 to
+2.4 ms, and at normal priority P99s of 30 to 80 ms, the scheduler's.
 Elsewhere than Linux serve uses Go's timers. Figures: docs/performance.md.
 
 Arguments:
