@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/sseaudit/sseaudit/internal/tooltest"
 	"github.com/sseaudit/sseaudit/replay"
-	"github.com/sseaudit/sseaudit/trace"
 )
 
 // FuzzRequest: EvalScope's request function, on whatever the evalscope
@@ -27,16 +27,7 @@ func FuzzRequest(f *testing.F) {
 		f.Add([]byte(s), uint8(0x7f))
 	}
 	f.Fuzz(func(t *testing.T, body []byte, rules uint8) {
-		status := int32(200)
-		end := int64(9e9)
-		req := &trace.Request{RequestID: "f", T0Ns: 1e9, EndNs: &end, HTTPStatus: &status}
-		for i := 0; i < len(body); i += 7 {
-			req.Chunks = append(req.Chunks, trace.Chunk{TNs: 1e9 + int64(i+1)*1000, Data: body[i:min(i+7, len(body))]})
-		}
-		res, err := replay.Replay(req, replay.Options{Framer: replay.EvalScope, MaxEventBytes: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		req, res := tooltest.Replayed(t, body, 7, 1, replay.EvalScope)
 		r := Rules{EveryMessage: rules&1 != 0, StopAtDone: rules&2 != 0, NeedsEvent: rules&4 != 0, AnyUsage: rules&8 != 0,
 			NumpyP99: rules&16 != 0, AISBenchDuration: rules&32 != 0}
 		c := &Client{Rules: r}

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/sseaudit/sseaudit/internal/tooltest"
 	"github.com/sseaudit/sseaudit/replay"
-	"github.com/sseaudit/sseaudit/trace"
 )
 
 // FuzzRequest: GenAI-Perf's response preprocessing and metrics, on
@@ -26,17 +26,7 @@ func FuzzRequest(f *testing.F) {
 		f.Add([]byte(s), uint8(200), true, uint8(0xff))
 	}
 	f.Fuzz(func(t *testing.T, body []byte, size uint8, completions bool, rules uint8) {
-		status := int32(200)
-		end := int64(9e9)
-		req := &trace.Request{RequestID: "f", T0Ns: 1e9, EndNs: &end, HTTPStatus: &status}
-		step := int(size)%64 + 1
-		for i := 0; i < len(body); i += step {
-			req.Chunks = append(req.Chunks, trace.Chunk{TNs: 1e9 + int64(i+1)*1000, Data: body[i:min(i+step, len(body))]})
-		}
-		res, err := replay.Replay(req, replay.Options{Framer: replay.GenAIPerf, MaxEventBytes: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		req, res := tooltest.Replayed(t, body, int(size)%64+1, 1, replay.GenAIPerf)
 		api := Chat
 		if completions {
 			api = Completions

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/sseaudit/sseaudit/internal/tooltest"
 	"github.com/sseaudit/sseaudit/replay"
-	"github.com/sseaudit/sseaudit/trace"
 )
 
 // FuzzRequest: guidellm's streaming client, on whatever the guidellm framer
@@ -26,16 +26,7 @@ func FuzzRequest(f *testing.F) {
 		f.Add([]byte(s), true)
 	}
 	f.Fuzz(func(t *testing.T, body []byte, completions bool) {
-		status := int32(200)
-		end := int64(9e9)
-		req := &trace.Request{RequestID: "f", T0Ns: 1e9, EndNs: &end, HTTPStatus: &status}
-		for i := 0; i < len(body); i += 7 {
-			req.Chunks = append(req.Chunks, trace.Chunk{TNs: 1e9 + int64(i+1)*1000, Data: body[i:min(i+7, len(body))]})
-		}
-		res, err := replay.Replay(req, replay.Options{Framer: replay.GuideLLM, MaxEventBytes: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		req, res := tooltest.Replayed(t, body, 7, 1, replay.GuideLLM)
 		api := Chat
 		if completions {
 			api = Completions

@@ -3,8 +3,8 @@ package sglang
 import (
 	"testing"
 
+	"github.com/sseaudit/sseaudit/internal/tooltest"
 	"github.com/sseaudit/sseaudit/replay"
-	"github.com/sseaudit/sseaudit/trace"
 )
 
 // FuzzRequest: SGLang's request function, on whatever the sglang framer
@@ -23,16 +23,7 @@ func FuzzRequest(f *testing.F) {
 		f.Add([]byte(s), uint8(0x7f))
 	}
 	f.Fuzz(func(t *testing.T, body []byte, rules uint8) {
-		status := int32(200)
-		end := int64(9e9)
-		req := &trace.Request{RequestID: "f", T0Ns: 1e9, EndNs: &end, HTTPStatus: &status}
-		for i := 0; i < len(body); i += 7 {
-			req.Chunks = append(req.Chunks, trace.Chunk{TNs: 1e9 + int64(i+1)*1000, Data: body[i:min(i+7, len(body))]})
-		}
-		res, err := replay.Replay(req, replay.Options{Framer: replay.SGLang, MaxEventBytes: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		req, res := tooltest.Replayed(t, body, 7, 1, replay.SGLang)
 		r := Rules{EveryMessage: rules&1 != 0, LastEventLatency: rules&2 != 0, StopAtDone: rules&4 != 0, NeedsEvent: rules&8 != 0,
 			AnyUsage: rules&16 != 0, TPOTOfOne: rules&32 != 0, AISBenchDuration: rules&64 != 0}
 		for _, api := range []API{Chat, Completions} {
@@ -49,7 +40,7 @@ func FuzzRequest(f *testing.F) {
 			}
 			var calc Calc
 			calc.Rules = r
-			calc.Add(o, req.T0Ns, end)
+			calc.Add(o, req.T0Ns, *req.EndNs)
 			calc.Result().Keys()
 		}
 	})

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sseaudit/sseaudit/replay"
 	"github.com/sseaudit/sseaudit/trace"
 	_ "github.com/sseaudit/sseaudit/trace/arrowfile"
 	_ "github.com/sseaudit/sseaudit/trace/parquetfile"
@@ -313,4 +314,23 @@ func CompareKeys(t testing.TB, got []Key, g *Golden) {
 			t.Errorf("key %s: %v, the tool's %v", gk.Name, x, want)
 		}
 	}
+}
+
+// Replayed is a fuzz test's request: a 200 whose body arrives step bytes a
+// read, perTick reads to each microsecond, from t0 1 s to an end at 9 s,
+// replayed with framer; the replay's own error fails the test.
+func Replayed(t testing.TB, body []byte, step, perTick int, framer replay.Framer) (*trace.Request, *replay.Result) {
+	t.Helper()
+	status := int32(200)
+	end := int64(9e9)
+	req := &trace.Request{RequestID: "f", T0Ns: 1e9, EndNs: &end, HTTPStatus: &status}
+	for i := 0; i < len(body); i += step {
+		tick := int64(i/(step*perTick)) + 1
+		req.Chunks = append(req.Chunks, trace.Chunk{TNs: 1e9 + tick*1000, Data: body[i:min(i+step, len(body))]})
+	}
+	res, err := replay.Replay(req, replay.Options{Framer: framer, MaxEventBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req, res
 }
