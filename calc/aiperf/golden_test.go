@@ -48,36 +48,30 @@ func loadRequests(t *testing.T, name string) []goldenRequest {
 // traces and a trace of every tracegen profile for both APIs.
 func TestGoldens(t *testing.T) {
 	dir := t.TempDir()
-	for _, tc := range tooltest.Cases(t, root) {
-		t.Run(tc.Name+"/"+tc.Path, func(t *testing.T) {
-			g := tooltest.LoadGolden(t, root, tc.Name, "aiperf")
-			if g.Source.Commit != Source {
-				t.Fatalf("golden made at %s", g.Source.Commit)
-			}
-			want := loadRequests(t, tc.Name)
-			r := tc.Open(t, dir)
-			defer r.Close()
-			c := &Calc{}
-			cl := &Client{}
-			var raw [][]int64
-			err := record.EachReplay(r, replay.Options{Framer: replay.AIPerf}, func(rr *record.Replayed) error {
-				c.Add(cl.Request(rr.T0Ns, rr.Replay))
-				var ts []int64
-				if rr.Replay.Transport == "" {
-					for _, m := range rr.Replay.Messages {
-						ts = append(ts, m.TNs)
-					}
+	tooltest.EachGolden(t, root, "aiperf", Source, func(t *testing.T, tc tooltest.Case, g *tooltest.Golden) {
+		want := loadRequests(t, tc.Name)
+		r := tc.Open(t, dir)
+		defer r.Close()
+		c := &Calc{}
+		cl := &Client{}
+		var raw [][]int64
+		err := record.EachReplay(r, replay.Options{Framer: replay.AIPerf}, func(rr *record.Replayed) error {
+			c.Add(cl.Request(rr.T0Ns, rr.Replay))
+			var ts []int64
+			if rr.Replay.Transport == "" {
+				for _, m := range rr.Replay.Messages {
+					ts = append(ts, m.TNs)
 				}
-				raw = append(raw, ts)
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
 			}
-			comparePerRequest(t, c.Outputs(), raw, want)
-			tooltest.CompareKeys(t, keys(c.Result()), g)
+			raw = append(raw, ts)
+			return nil
 		})
-	}
+		if err != nil {
+			t.Fatal(err)
+		}
+		comparePerRequest(t, c.Outputs(), raw, want)
+		tooltest.CompareKeys(t, keys(c.Result()), g)
+	})
 }
 
 func keys(r *Result) []tooltest.Key {

@@ -36,26 +36,20 @@ func run(t testing.TB, r trace.Reader, rules Rules, framer replay.Framer) *Calc 
 // trace of every tracegen profile for both APIs.
 func TestGoldens(t *testing.T) {
 	dir := t.TempDir()
-	for _, tc := range tooltest.Cases(t, root) {
-		t.Run(tc.Name+"/"+tc.Path, func(t *testing.T) {
-			g := tooltest.LoadGolden(t, root, tc.Name, "evalscope")
-			if g.Source.Commit != Source {
-				t.Fatalf("golden made at %s", g.Source.Commit)
+	tooltest.EachGolden(t, root, "evalscope", Source, func(t *testing.T, tc tooltest.Case, g *tooltest.Golden) {
+		r := tc.Open(t, dir)
+		defer r.Close()
+		c := run(t, r, Rules{}, replay.EvalScope)
+		comparePerRequest(t, c.Outputs(), g)
+		res := c.Result()
+		if g.Error != "" || res.Err != "" {
+			if !strings.HasPrefix(res.Err, g.Error) || g.Error == "" {
+				t.Fatalf("the tool raised %q, the calculator %q", g.Error, res.Err)
 			}
-			r := tc.Open(t, dir)
-			defer r.Close()
-			c := run(t, r, Rules{}, replay.EvalScope)
-			comparePerRequest(t, c.Outputs(), g)
-			res := c.Result()
-			if g.Error != "" || res.Err != "" {
-				if !strings.HasPrefix(res.Err, g.Error) || g.Error == "" {
-					t.Fatalf("the tool raised %q, the calculator %q", g.Error, res.Err)
-				}
-				return
-			}
-			tooltest.CompareKeys(t, keys(res), g)
-		})
-	}
+			return
+		}
+		tooltest.CompareKeys(t, keys(res), g)
+	})
 }
 
 func keys(r *Result) []tooltest.Key {

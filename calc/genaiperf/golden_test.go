@@ -61,38 +61,32 @@ func run(t *testing.T, tc tooltest.Case, dir string) *Calc {
 // profile for both APIs.
 func TestGoldens(t *testing.T) {
 	dir := t.TempDir()
-	for _, tc := range tooltest.Cases(t, root) {
-		t.Run(tc.Name+"/"+tc.Path, func(t *testing.T) {
-			g := tooltest.LoadGolden(t, root, tc.Name, "genai-perf")
-			if g.Source.Commit != Source {
-				t.Fatalf("golden made at %s", g.Source.Commit)
+	tooltest.EachGolden(t, root, "genai-perf", Source, func(t *testing.T, tc tooltest.Case, g *tooltest.Golden) {
+		c := run(t, tc, dir)
+		res := c.Result()
+		if g.Error != "" || res.Err != "" {
+			kind := func(s string) string { return strings.SplitN(s, ":", 2)[0] }
+			if kind(res.Err) != kind(g.Error) {
+				t.Fatalf("the tool raised %q, the calculator %q", g.Error, res.Err)
 			}
-			c := run(t, tc, dir)
-			res := c.Result()
-			if g.Error != "" || res.Err != "" {
-				kind := func(s string) string { return strings.SplitN(s, ":", 2)[0] }
-				if kind(res.Err) != kind(g.Error) {
-					t.Fatalf("the tool raised %q, the calculator %q", g.Error, res.Err)
-				}
-				return
+			return
+		}
+		want := loadRequests(t, tc.Name)
+		if len(want) != len(c.Outputs()) {
+			t.Fatalf("%d requests, golden %d", len(c.Outputs()), len(want))
+		}
+		for i, o := range c.Outputs() {
+			if o.StartNs != want[i].StartTime || !equal(o.Responses, want[i].Responses) {
+				t.Errorf("request %d: start %d, responses %v; the tool's %d, %v", i, o.StartNs, o.Responses,
+					want[i].StartTime, want[i].Responses)
 			}
-			want := loadRequests(t, tc.Name)
-			if len(want) != len(c.Outputs()) {
-				t.Fatalf("%d requests, golden %d", len(c.Outputs()), len(want))
-			}
-			for i, o := range c.Outputs() {
-				if o.StartNs != want[i].StartTime || !equal(o.Responses, want[i].Responses) {
-					t.Errorf("request %d: start %d, responses %v; the tool's %d, %v", i, o.StartNs, o.Responses,
-						want[i].StartTime, want[i].Responses)
-				}
-			}
-			var ks []tooltest.Key
-			for _, k := range res.Keys() {
-				ks = append(ks, tooltest.Key{Name: k.Name, Value: k.Value, NotComputed: k.NotComputed})
-			}
-			tooltest.CompareKeys(t, ks, g)
-		})
-	}
+		}
+		var ks []tooltest.Key
+		for _, k := range res.Keys() {
+			ks = append(ks, tooltest.Key{Name: k.Name, Value: k.Value, NotComputed: k.NotComputed})
+		}
+		tooltest.CompareKeys(t, ks, g)
+	})
 }
 
 func equal(a, b []int64) bool {

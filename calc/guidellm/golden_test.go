@@ -38,22 +38,16 @@ func run(t testing.TB, r trace.Reader, api API) *Calc {
 func TestGoldens(t *testing.T) {
 	dir := t.TempDir()
 	keys, reqs, worst := 0, 0, 0.0
-	for _, tc := range tooltest.Cases(t, root) {
-		t.Run(tc.Name+"/"+tc.Path, func(t *testing.T) {
-			g := tooltest.LoadGolden(t, root, tc.Name, "guidellm")
-			if g.Source.Commit != Source {
-				t.Fatalf("golden made at %s", g.Source.Commit)
-			}
-			r := tc.Open(t, dir)
-			defer r.Close()
-			c := run(t, r, API(tc.API))
-			reqs += comparePerRequest(t, c.Outputs(), loadPerRequest(t, tc.Name))
-			got := keysOf(c.Result())
-			tooltest.CompareKeys(t, got, g)
-			keys += len(g.Keys)
-			worst = max(worst, maxRelative(got, g))
-		})
-	}
+	tooltest.EachGolden(t, root, "guidellm", Source, func(t *testing.T, tc tooltest.Case, g *tooltest.Golden) {
+		r := tc.Open(t, dir)
+		defer r.Close()
+		c := run(t, r, API(tc.API))
+		reqs += comparePerRequest(t, c.Outputs(), loadPerRequest(t, tc.Name))
+		got := keysOf(c.Result())
+		tooltest.CompareKeys(t, got, g)
+		keys += len(g.Keys)
+		worst = max(worst, maxRelative(got, g))
+	})
 	t.Logf("%d keys and %d requests compared, the largest relative difference %.3g", keys, reqs, worst)
 }
 

@@ -34,46 +34,40 @@ func run(t testing.TB, r trace.Reader, api API, rules Rules, framer replay.Frame
 // of every tracegen profile for both APIs.
 func TestGoldens(t *testing.T) {
 	dir := t.TempDir()
-	for _, tc := range tooltest.Cases(t, root) {
-		t.Run(tc.Name+"/"+tc.Path, func(t *testing.T) {
-			g := tooltest.LoadGolden(t, root, tc.Name, "sglang")
-			if g.Source.Commit != "db570fe619ae15d8bd4ee04f146bc8234c52a20d" {
-				t.Fatalf("golden made at %s", g.Source.Commit)
+	tooltest.EachGolden(t, root, "sglang", "db570fe619ae15d8bd4ee04f146bc8234c52a20d", func(t *testing.T, tc tooltest.Case, g *tooltest.Golden) {
+		r := tc.Open(t, dir)
+		defer r.Close()
+		c := run(t, r, API(tc.API), Rules{}, replay.SGLang)
+		comparePerRequest(t, c.Outputs(), g)
+		// A lean calculator keeps the ITL mean and count exactly.
+		lean := &Calc{Lean: true}
+		for i, o := range c.Outputs() {
+			lean.Add(o, int64(i), int64(i))
+		}
+		full := &Calc{}
+		for i, o := range c.Outputs() {
+			full.Add(o, int64(i), int64(i))
+		}
+		if a, b := lean.Result().ITL, full.Result().ITL; a.Mean != b.Mean || a.Samples != b.Samples {
+			t.Errorf("lean ITL mean %v (%d), full %v (%d)", a.Mean, a.Samples, b.Mean, b.Samples)
+		}
+		res := c.Result()
+		if g.Error != "" || res.Err != "" {
+			if g.Error == "" || res.Err == "" {
+				t.Fatalf("error %q, the tool's %q", res.Err, g.Error)
 			}
-			r := tc.Open(t, dir)
-			defer r.Close()
-			c := run(t, r, API(tc.API), Rules{}, replay.SGLang)
-			comparePerRequest(t, c.Outputs(), g)
-			// A lean calculator keeps the ITL mean and count exactly.
-			lean := &Calc{Lean: true}
-			for i, o := range c.Outputs() {
-				lean.Add(o, int64(i), int64(i))
-			}
-			full := &Calc{}
-			for i, o := range c.Outputs() {
-				full.Add(o, int64(i), int64(i))
-			}
-			if a, b := lean.Result().ITL, full.Result().ITL; a.Mean != b.Mean || a.Samples != b.Samples {
-				t.Errorf("lean ITL mean %v (%d), full %v (%d)", a.Mean, a.Samples, b.Mean, b.Samples)
-			}
-			res := c.Result()
-			if g.Error != "" || res.Err != "" {
-				if g.Error == "" || res.Err == "" {
-					t.Fatalf("error %q, the tool's %q", res.Err, g.Error)
+			for _, k := range res.Keys() {
+				if k.NotComputed == "" {
+					t.Errorf("key %s computed after the tool raised", k.Name)
 				}
-				for _, k := range res.Keys() {
-					if k.NotComputed == "" {
-						t.Errorf("key %s computed after the tool raised", k.Name)
-					}
-				}
-				return
 			}
-			if !tooltest.Close(res.Duration, g.DurationS) {
-				t.Errorf("duration %v, golden %v", res.Duration, g.DurationS)
-			}
-			tooltest.CompareKeys(t, keys(res), g)
-		})
-	}
+			return
+		}
+		if !tooltest.Close(res.Duration, g.DurationS) {
+			t.Errorf("duration %v, golden %v", res.Duration, g.DurationS)
+		}
+		tooltest.CompareKeys(t, keys(res), g)
+	})
 }
 
 func keys(r *Result) []tooltest.Key {

@@ -34,38 +34,32 @@ func run(t testing.TB, r trace.Reader, api API, rules Rules, framer replay.Frame
 // of every tracegen profile for both APIs.
 func TestGoldens(t *testing.T) {
 	dir := t.TempDir()
-	for _, tc := range tooltest.Cases(t, root) {
-		t.Run(tc.Name+"/"+tc.Path, func(t *testing.T) {
-			g := tooltest.LoadGolden(t, root, tc.Name, "vllm")
-			if g.Source.Commit != "2f41c894e320a07a46a360ee72149dd84d6f4bec" {
-				t.Fatalf("golden made at %s", g.Source.Commit)
-			}
-			r := tc.Open(t, dir)
-			defer r.Close()
-			c := run(t, r, API(tc.API), Rules{}, replay.VLLM)
-			comparePerRequest(t, c.Outputs(), g)
-			// A lean calculator keeps the ITL mean and count exactly.
-			lean := &Calc{Lean: true}
-			for i, o := range c.Outputs() {
-				lean.Add(o, int64(i), int64(i))
-			}
-			full := &Calc{}
-			for i, o := range c.Outputs() {
-				full.Add(o, int64(i), int64(i))
-			}
-			if a, b := lean.Result().ITL, full.Result().ITL; a.Mean != b.Mean || a.Samples != b.Samples {
-				t.Errorf("lean ITL mean %v (%d), full %v (%d)", a.Mean, a.Samples, b.Mean, b.Samples)
-			}
-			if g.Error != "" {
-				t.Fatalf("the tool raised %s", g.Error)
-			}
-			res := c.Result()
-			if !tooltest.Close(res.Duration, g.DurationS) {
-				t.Errorf("duration %v, golden %v", res.Duration, g.DurationS)
-			}
-			tooltest.CompareKeys(t, keys(res), g)
-		})
-	}
+	tooltest.EachGolden(t, root, "vllm", "2f41c894e320a07a46a360ee72149dd84d6f4bec", func(t *testing.T, tc tooltest.Case, g *tooltest.Golden) {
+		r := tc.Open(t, dir)
+		defer r.Close()
+		c := run(t, r, API(tc.API), Rules{}, replay.VLLM)
+		comparePerRequest(t, c.Outputs(), g)
+		// A lean calculator keeps the ITL mean and count exactly.
+		lean := &Calc{Lean: true}
+		for i, o := range c.Outputs() {
+			lean.Add(o, int64(i), int64(i))
+		}
+		full := &Calc{}
+		for i, o := range c.Outputs() {
+			full.Add(o, int64(i), int64(i))
+		}
+		if a, b := lean.Result().ITL, full.Result().ITL; a.Mean != b.Mean || a.Samples != b.Samples {
+			t.Errorf("lean ITL mean %v (%d), full %v (%d)", a.Mean, a.Samples, b.Mean, b.Samples)
+		}
+		if g.Error != "" {
+			t.Fatalf("the tool raised %s", g.Error)
+		}
+		res := c.Result()
+		if !tooltest.Close(res.Duration, g.DurationS) {
+			t.Errorf("duration %v, golden %v", res.Duration, g.DurationS)
+		}
+		tooltest.CompareKeys(t, keys(res), g)
+	})
 }
 
 func keys(r *Result) []tooltest.Key {

@@ -334,3 +334,18 @@ func Replayed(t testing.TB, body []byte, step, perTick int, framer replay.Framer
 	}
 	return req, res
 }
+
+// EachGolden runs fn as a subtest on every case, with the tool's golden
+// of it, after checking the golden was made at commit.
+func EachGolden(t *testing.T, root, tool, commit string, fn func(t *testing.T, tc Case, g *Golden)) {
+	t.Helper()
+	for _, tc := range Cases(t, root) {
+		t.Run(tc.Name+"/"+tc.Path, func(t *testing.T) {
+			g := LoadGolden(t, root, tc.Name, tool)
+			if g.Source.Commit != commit {
+				t.Fatalf("golden made at %s, want %s", g.Source.Commit, commit)
+			}
+			fn(t, tc, g)
+		})
+	}
+}
