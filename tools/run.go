@@ -80,88 +80,40 @@ func Run(open Opener, opts Options) (*Report, error) {
 				e.rules = []variant{&aisbenchVariant{tool: t, run: run.New(samples.NewHeap()), c: c}}
 			}
 		case "vllm":
-			e.own = newVLLM(t, rep.API, vllm.Rules{}, false, false)
+			mk := func(r vllm.Rules, framing, lean bool) variant { return newVLLM(t, rep.API, r, framing, lean) }
+			e.own = mk(vllm.Rules{}, false, false)
 			if opts.Why {
-				var all vllm.Rules
-				for _, rs := range vllmRules {
-					var rules vllm.Rules
-					if rs.set != nil {
-						rs.set(&rules)
-						rs.set(&all)
-					}
-					e.rules = append(e.rules, newVLLM(t, rep.API, rules, rs.framing, true))
-				}
-				e.all = newVLLM(t, rep.API, all, true, true)
+				e.rules, e.all = switched(vllmRules, mk)
 			}
 		case "sglang":
-			e.own = newSGLang(t, rep.API, sglang.Rules{}, false, false)
+			mk := func(r sglang.Rules, framing, lean bool) variant { return newSGLang(t, rep.API, r, framing, lean) }
+			e.own = mk(sglang.Rules{}, false, false)
 			if opts.Why {
-				var all sglang.Rules
-				for _, rs := range sglangRules {
-					var rules sglang.Rules
-					if rs.set != nil {
-						rs.set(&rules)
-						rs.set(&all)
-					}
-					e.rules = append(e.rules, newSGLang(t, rep.API, rules, rs.framing, true))
-				}
-				e.all = newSGLang(t, rep.API, all, true, true)
+				e.rules, e.all = switched(sglangRules, mk)
 			}
 		case "evalscope":
-			e.own = newEvalScope(t, evalscope.Rules{}, false)
+			mk := func(r evalscope.Rules, framing, _ bool) variant { return newEvalScope(t, r, framing) }
+			e.own = mk(evalscope.Rules{}, false, false)
 			if opts.Why {
-				var all evalscope.Rules
-				for _, rs := range evalscopeRules {
-					var rules evalscope.Rules
-					if rs.set != nil {
-						rs.set(&rules)
-						rs.set(&all)
-					}
-					e.rules = append(e.rules, newEvalScope(t, rules, rs.framing))
-				}
-				e.all = newEvalScope(t, all, true)
+				e.rules, e.all = switched(evalscopeRules, mk)
 			}
 		case "aiperf":
-			e.own = newAIPerf(t, aiperf.Rules{}, false)
+			mk := func(r aiperf.Rules, framing, _ bool) variant { return newAIPerf(t, r, framing) }
+			e.own = mk(aiperf.Rules{}, false, false)
 			if opts.Why {
-				var all aiperf.Rules
-				for _, rs := range aiperfRules {
-					var rules aiperf.Rules
-					if rs.set != nil {
-						rs.set(&rules)
-						rs.set(&all)
-					}
-					e.rules = append(e.rules, newAIPerf(t, rules, rs.framing))
-				}
-				e.all = newAIPerf(t, all, true)
+				e.rules, e.all = switched(aiperfRules, mk)
 			}
 		case "genai-perf":
-			e.own = newGenAIPerf(t, rep.API, genaiperf.Rules{}, false)
+			mk := func(r genaiperf.Rules, framing, _ bool) variant { return newGenAIPerf(t, rep.API, r, framing) }
+			e.own = mk(genaiperf.Rules{}, false, false)
 			if opts.Why {
-				var all genaiperf.Rules
-				for _, rs := range genaiperfRules {
-					var rules genaiperf.Rules
-					if rs.set != nil {
-						rs.set(&rules)
-						rs.set(&all)
-					}
-					e.rules = append(e.rules, newGenAIPerf(t, rep.API, rules, rs.framing))
-				}
-				e.all = newGenAIPerf(t, rep.API, all, true)
+				e.rules, e.all = switched(genaiperfRules, mk)
 			}
 		case "guidellm":
-			e.own = newGuideLLM(t, rep.API, guidellm.Rules{}, false)
+			mk := func(r guidellm.Rules, framing, _ bool) variant { return newGuideLLM(t, rep.API, r, framing) }
+			e.own = mk(guidellm.Rules{}, false, false)
 			if opts.Why {
-				var all guidellm.Rules
-				for _, rs := range guidellmRules {
-					var rules guidellm.Rules
-					if rs.set != nil {
-						rs.set(&rules)
-						rs.set(&all)
-					}
-					e.rules = append(e.rules, newGuideLLM(t, rep.API, rules, rs.framing))
-				}
-				e.all = newGuideLLM(t, rep.API, all, true)
+				e.rules, e.all = switched(guidellmRules, mk)
 			}
 		default:
 			return nil, fmt.Errorf("tools: %s has no calculator", t.Name)
@@ -216,6 +168,23 @@ func Run(open Opener, opts Options) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// switched is a tool's variants with each of its rules switched to
+// AISBench's, one at a time (in the rules' order), and with every one:
+// build makes a variant of the rules, with AISBench's framing when framing,
+// as a variant made to attribute (lean) rather than the tool's own.
+func switched[R any](rules []ruleSwitch[R], build func(r R, framing, lean bool) variant) (one []variant, all variant) {
+	var every R
+	for _, rs := range rules {
+		var r R
+		if rs.set != nil {
+			rs.set(&r)
+			rs.set(&every)
+		}
+		one = append(one, build(r, rs.framing, true))
+	}
+	return one, build(every, true, true)
 }
 
 func ruleList(tool string) []Rule {
