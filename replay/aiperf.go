@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"unicode/utf8"
 )
 
 // AIPerf frames the body as AIPerf's client does: a message from its first
@@ -190,64 +189,4 @@ func asciiEqualFold(b []byte, w string) bool {
 		}
 	}
 	return true
-}
-
-// pyDecodeReplace appends b decoded as Python's bytes.decode("utf-8",
-// errors="replace") decodes it: each maximal invalid subsequence (an
-// invalid start byte, or the valid start of a sequence cut short) becomes
-// one U+FFFD.
-func pyDecodeReplace(dst, b []byte) []byte {
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			dst = append(dst, c)
-			i++
-			continue
-		}
-		if r, n := utf8.DecodeRune(b[i:]); r != utf8.RuneError || n > 1 {
-			dst = append(dst, b[i:i+n]...)
-			i += n
-			continue
-		}
-		dst = utf8.AppendRune(dst, utf8.RuneError)
-		i += validPrefix(b[i:])
-	}
-	return dst
-}
-
-// validPrefix is the length of the maximal subpart of an ill-formed
-// sequence at the start of b: its start byte and the continuation bytes
-// that are still valid for it (at least 1).
-func validPrefix(b []byte) int {
-	c := b[0]
-	var need int
-	lo, hi := byte(0x80), byte(0xbf)
-	switch {
-	case c >= 0xc2 && c <= 0xdf:
-		need = 1
-	case c >= 0xe0 && c <= 0xef:
-		need = 2
-		if c == 0xe0 {
-			lo = 0xa0
-		} else if c == 0xed {
-			hi = 0x9f
-		}
-	case c >= 0xf0 && c <= 0xf4:
-		need = 3
-		if c == 0xf0 {
-			lo = 0x90
-		} else if c == 0xf4 {
-			hi = 0x8f
-		}
-	default:
-		return 1
-	}
-	k := 1
-	for ; k <= need && k < len(b); k++ {
-		x := b[k]
-		if k == 1 && (x < lo || x > hi) || k > 1 && (x < 0x80 || x > 0xbf) {
-			break
-		}
-	}
-	return k
 }
