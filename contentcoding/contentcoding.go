@@ -162,8 +162,9 @@ func Decode(enc string, chunks []trace.Chunk) ([]trace.Chunk, error) {
 // requests pass as they are.
 type Reader struct {
 	trace.Reader
-	col int // the column's index in Info().Extra, -1 when none
-	req trace.Request
+	col  int  // the column's index in Info().Extra, -1 when none
+	json bool // the column holds JSON text (a quoted string)
+	req  trace.Request
 }
 
 // NewReader wraps r.
@@ -171,7 +172,7 @@ func NewReader(r trace.Reader) *Reader {
 	d := &Reader{Reader: r, col: -1}
 	for i, x := range r.Info().Extra {
 		if x.Name == Column && (x.Kind == trace.ExtraString || x.Kind == trace.ExtraJSON) {
-			d.col = i
+			d.col, d.json = i, x.Kind == trace.ExtraJSON
 		}
 	}
 	return d
@@ -185,7 +186,7 @@ func (d *Reader) Request() *trace.Request {
 	}
 	v := src.Extra[d.col]
 	enc := v.Str
-	if d.Reader.Info().Extra[d.col].Kind == trace.ExtraJSON {
+	if d.json {
 		enc = strings.Trim(enc, `"`)
 	}
 	if v.Null || norm(enc) == "" || norm(enc) == "identity" {
