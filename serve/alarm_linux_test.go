@@ -2,16 +2,56 @@ package serve
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 )
 
 // otherAlarms are the alarms of this platform besides newAlarm's: the
-// timerfd alarm fallen back on Go's timers.
+// timerfd alarm fallen back on Go's timers, and one that always arms the
+// timerfd as early as it may and spins the rest of the way (where a write
+// released before its time would show).
 func otherAlarms() map[string]alarm {
 	a := newAlarm().(*timerfdAlarm)
 	a.failed.Store(true)
-	return map[string]alarm{"timerfd failed": a}
+	e := newAlarm().(*timerfdAlarm)
+	for range 64 { // the margin stays at maxEarly for the next 57 wakes
+		e.early.woke(maxEarly)
+	}
+	return map[string]alarm{"timerfd failed": a, "armed early": e}
+}
+
+// TestEarlyMargin: the alarm is armed early by the 90th percentile of the
+// last 64 wakes' lateness, capped, and forgets wakes older than that.
+func TestEarlyMargin(t *testing.T) {
+	var e early
+	if e.by() != 0 {
+		t.Fatalf("margin before any wake = %v, want 0", e.by())
+	}
+	for i := range 100 { // 1..100 µs, in a shuffled order
+		e.woke(time.Duration((i*37)%100+1) * time.Microsecond)
+	}
+	// The ring holds the last 64: i = 36..99.
+	var last []time.Duration
+	for i := 36; i < 100; i++ {
+		last = append(last, time.Duration((i*37)%100+1)*time.Microsecond)
+	}
+	slices.Sort(last)
+	if want := last[64*9/10]; e.by() != want {
+		t.Errorf("margin = %v, want the 90th percentile of the last 64 wakes, %v", e.by(), want)
+	}
+	for range 64 {
+		e.woke(time.Second)
+	}
+	if e.by() != maxEarly {
+		t.Errorf("margin after late wakes = %v, want the cap %v", e.by(), maxEarly)
+	}
+	for range 64 {
+		e.woke(-time.Microsecond) // a wake before the timerfd's time counts as on time
+	}
+	if e.by() != 0 {
+		t.Errorf("margin after wakes on time = %v, want 0", e.by())
+	}
 }
 
 // TestTimerfdFailsWhileWaiting: should the timerfd refuse to be set while
