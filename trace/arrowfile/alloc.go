@@ -77,6 +77,10 @@ func (a *boundedAllocator) Free(b []byte) {
 }
 
 func panicError(p any) error {
+	if f, ok := p.(interface{ Addr() uintptr }); ok && f.Addr() >= 4096 {
+		// A fault away from nil: a mapped page the file no longer has.
+		return fmt.Errorf("a page of the mapped file could not be read: was the file cut short while it was read? (%v)", p)
+	}
 	if err, ok := p.(error); ok {
 		return err
 	}

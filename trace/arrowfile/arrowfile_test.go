@@ -58,7 +58,7 @@ func TestRoundTrip(t *testing.T) {
 
 				wantMeta := append(trace.Meta(nil), sampleMeta...)
 				wantMeta.Set(trace.KeySchemaVersion, trace.SchemaVersion)
-				wantInfo := trace.Info{Path: "rt." + f.name, Format: f.name, Layout: layout, Meta: wantMeta, Extra: sampleExtra}
+				wantInfo := trace.Info{Path: "rt." + f.name, Format: f.kind(), Layout: layout, Meta: wantMeta, Extra: sampleExtra}
 				if !reflect.DeepEqual(info, wantInfo) {
 					t.Errorf("info:\n got %#v\nwant %#v", info, wantInfo)
 				}

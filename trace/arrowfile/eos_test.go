@@ -14,7 +14,7 @@ import (
 // (a capture stopped, or a file cut at a batch boundary) is read, and says
 // so in Info.Notes, in both layouts; a finished stream says nothing.
 func TestStreamWithoutEOSIsNoted(t *testing.T) {
-	stream := format{"arrows", true}
+	stream := format{"arrows", true, false}
 	eos := []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}
 	for _, layout := range []trace.Layout{trace.Nested, trace.Flat} {
 		data := writeTrace(t, stream, trace.WriteOptions{Extra: sampleExtra, Layout: layout, RowGroupRequests: 2}, sampleRequests(), nil)

@@ -2,6 +2,7 @@ package arrowfile
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,19 +20,35 @@ func i64(v int64) *int64    { return &v }
 func i32(v int32) *int32    { return &v }
 func strp(s string) *string { return &s }
 
-// format is one of the two Arrow IPC formats under test.
+// format is one of the two Arrow IPC formats under test, read mapped into
+// memory (as Open does) or into the heap (where a file cannot be mapped).
 type format struct {
 	name   string
 	stream bool
+	heap   bool
 }
 
-var formats = []format{{"arrow", false}, {"arrows", true}}
+var formats = []format{{"arrow", false, false}, {"arrows", true, false}, {"arrow-heap", false, true}, {"arrows-heap", true, true}}
+
+// kind is the format's name in trace.Info.
+func (f format) kind() string {
+	if f.stream {
+		return "arrows"
+	}
+	return "arrow"
+}
 
 func (f format) open(src trace.Source, mem memory.Allocator) (trace.Reader, error) {
-	if f.stream {
-		return openStream(src, mem)
+	var pages *mapping
+	if !f.heap {
+		if pages = mapFile(src); pages == nil && src.Size > 0 {
+			return nil, fmt.Errorf("%s cannot be mapped", src.Name)
+		}
 	}
-	return openFile(src, mem)
+	if f.stream {
+		return openStream(src, mem, pages)
+	}
+	return openFile(src, mem, pages)
 }
 
 // writeTrace writes reqs with the package's writer and a checked allocator

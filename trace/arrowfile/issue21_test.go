@@ -46,7 +46,7 @@ func TestIssue21ExtraColumns(t *testing.T) {
 // second stream appended) are an error, not left unread: 5 of 10 requests
 // were read without a word.
 func TestIssue21DataAfterEOS(t *testing.T) {
-	f := format{"arrows", true}
+	f := format{"arrows", true, false}
 	first := writeTrace(t, f, trace.WriteOptions{}, []trace.Request{{RequestID: "a", T0Ns: 1}}, nil)
 	second := writeTrace(t, f, trace.WriteOptions{}, []trace.Request{{RequestID: "b", T0Ns: 2}}, nil)
 	for _, tail := range [][]byte{second, {0}} {

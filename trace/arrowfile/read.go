@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 
@@ -19,23 +20,42 @@ import (
 // fileMagic starts and ends an Arrow IPC file (not a stream).
 var fileMagic = []byte("ARROW1")
 
-// OpenFile reads a trace stored in the Arrow IPC file format.
+// OpenFile reads a trace stored in the Arrow IPC file format, mapped into
+// memory where it can be (see mapping).
 func OpenFile(src trace.Source) (trace.Reader, error) {
-	return openFile(src, memory.NewGoAllocator())
+	return openFile(src, memory.NewGoAllocator(), mapFile(src))
 }
 
-// OpenStream reads a trace stored in the Arrow IPC stream format.
+// OpenStream reads a trace stored in the Arrow IPC stream format, mapped
+// into memory where it can be.
 func OpenStream(src trace.Source) (trace.Reader, error) {
-	return openStream(src, memory.NewGoAllocator())
+	return openStream(src, memory.NewGoAllocator(), mapFile(src))
 }
 
-func openFile(src trace.Source, mem memory.Allocator) (r trace.Reader, err error) {
+// openFile reads src, mapped as pages, or into the heap if pages is nil.
+// The reader closes pages; so does openFile, should it fail.
+func openFile(src trace.Source, mem memory.Allocator, pages *mapping) (r trace.Reader, err error) {
+	defer func() {
+		if err != nil {
+			pages.close()
+		}
+	}()
 	defer recoverCorrupt(src.Name, -1, &err)
-	blocks, err := checkFile(src)
+	blocks, dicts, err := checkFile(src)
 	if err != nil {
 		return nil, err
 	}
 	mem = newBoundedAllocator(mem, memoryBudget(src))
+	if pages != nil {
+		schema, ok, err := mappedSchema(src, pages.data, mem, dicts)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return openMappedFile(src, mem, pages, schema, dicts, blocks)
+		}
+		pages.close() // read into the heap
+	}
 	fr, err := ipc.NewFileReader(src.File, ipcReadOptions(src, mem)...)
 	if err != nil {
 		return nil, arrowError(src.Name, -1, "cannot read the Arrow IPC file footer and schema (truncated or corrupt file?)", err)
@@ -45,7 +65,7 @@ func openFile(src trace.Source, mem memory.Allocator) (r trace.Reader, err error
 		return nil, trace.FileError(src.Name, nil, "corrupt Arrow IPC file footer: %d record batches, then %d", len(blocks), fr.NumRecords())
 	}
 	open := func() (batchSource, error) { return &fileBatches{src: src, fr: fr, blocks: blocks}, nil }
-	r, err = newReader(src, "arrow", fr.Schema(), open, fr.Close)
+	r, err = newReader(src, "arrow", fr.Schema(), open, nil, fr.Close)
 	if err != nil {
 		fr.Close()
 		return nil, err
@@ -53,7 +73,35 @@ func openFile(src trace.Source, mem memory.Allocator) (r trace.Reader, err error
 	return r, nil
 }
 
-func openStream(src trace.Source, mem memory.Allocator) (r trace.Reader, err error) {
+// openMappedFile reads a mapped Arrow IPC file through arrow-go's stream
+// reader, its messages read in place (see blockMessages).
+func openMappedFile(src trace.Source, mem memory.Allocator, pages *mapping, schemaMsg []byte, dicts, blocks []fileBlock) (trace.Reader, error) {
+	open := func() (batchSource, error) {
+		msgs := newBlockMessages(src, pages.data, schemaMsg, dicts, blocks)
+		msgs.mem = mem
+		sr, err := ipc.NewReaderFromMessageReader(msgs, ipcReadOptions(src, mem)...)
+		if err != nil {
+			return nil, arrowError(src.Name, -1, "cannot read the Arrow IPC file's schema", err)
+		}
+		return &streamBatches{r: sr}, nil
+	}
+	first, err := open()
+	if err != nil {
+		return nil, err
+	}
+	schema := first.(*streamBatches).r.Schema()
+	first.close()
+	return newReader(src, "arrow", schema, open, pages, pages.close)
+}
+
+// openStream reads src, mapped as pages, or from the file if pages is nil.
+// The reader closes pages; so does openStream, should it fail.
+func openStream(src trace.Source, mem memory.Allocator, pages *mapping) (r trace.Reader, err error) {
+	defer func() {
+		if err != nil {
+			pages.close()
+		}
+	}()
 	defer recoverCorrupt(src.Name, -1, &err)
 	var head [len("ARROW1")]byte
 	if n, _ := src.File.ReadAt(head[:], 0); n == len(head) && bytes.Equal(head[:], fileMagic) {
@@ -63,10 +111,16 @@ func openStream(src trace.Source, mem memory.Allocator) (r trace.Reader, err err
 	noEOS := new(atomic.Bool)
 	// Each pass (the flat layout makes two) reads the stream from its start.
 	open := func() (batchSource, error) {
-		if _, err := src.File.Seek(0, io.SeekStart); err != nil {
-			return nil, trace.FileError(src.Name, err, "cannot seek to the start of the stream")
+		var in io.Reader
+		if pages != nil {
+			in = &sliceReader{data: pages.data}
+		} else {
+			if _, err := src.File.Seek(0, io.SeekStart); err != nil {
+				return nil, trace.FileError(src.Name, err, "cannot seek to the start of the stream")
+			}
+			in = bufio.NewReaderSize(src.File, 64<<10)
 		}
-		msgs := &messageReader{r: bufio.NewReaderSize(src.File, 64<<10), mem: mem, size: src.Size, noEOS: noEOS}
+		msgs := &messageReader{r: in, mem: mem, size: src.Size, noEOS: noEOS}
 		msgs.refs.Store(1)
 		sr, err := ipc.NewReaderFromMessageReader(msgs, ipcReadOptions(src, mem)...)
 		if err != nil {
@@ -81,7 +135,11 @@ func openStream(src trace.Source, mem memory.Allocator) (r trace.Reader, err err
 	schema := first.(*streamBatches).r.Schema()
 	first.close()
 	noEOS.Store(false) // known once a pass reaches the end
-	r, err = newReader(src, "arrows", schema, open, nil)
+	var closeFile func() error
+	if pages != nil {
+		closeFile = pages.close
+	}
+	r, err = newReader(src, "arrows", schema, open, pages, closeFile)
 	if err != nil {
 		return nil, err
 	}
@@ -96,47 +154,47 @@ func ipcReadOptions(src trace.Source, mem memory.Allocator) []ipc.Option {
 
 // checkFile checks the magic and the footer of an Arrow file before
 // arrow-go reads them, and returns the footer's record batch blocks.
-func checkFile(src trace.Source) ([]fileBlock, error) {
+func checkFile(src trace.Source) (blocks, dicts []fileBlock, err error) {
 	const (
 		tailLen = 4 + 6 // footer length, magic
 		minSize = 8 + tailLen
 	)
 	if src.Size < minSize {
-		return nil, trace.FileError(src.Name, nil, "is %d bytes long, too short for an Arrow IPC file (truncated?)", src.Size)
+		return nil, nil, trace.FileError(src.Name, nil, "is %d bytes long, too short for an Arrow IPC file (truncated?)", src.Size)
 	}
 	var head [len("ARROW1")]byte
 	var tail [tailLen]byte
 	if _, err := src.File.ReadAt(head[:], 0); err != nil {
-		return nil, trace.FileError(src.Name, err, "cannot read the file")
+		return nil, nil, trace.FileError(src.Name, err, "cannot read the file")
 	}
 	if !bytes.Equal(head[:], fileMagic) {
-		return nil, trace.FileError(src.Name, nil, "does not start with the Arrow IPC file magic %q: want an Arrow IPC file (an Arrow IPC stream is read as .arrows, or with --in-format arrows)", fileMagic)
+		return nil, nil, trace.FileError(src.Name, nil, "does not start with the Arrow IPC file magic %q: want an Arrow IPC file (an Arrow IPC stream is read as .arrows, or with --in-format arrows)", fileMagic)
 	}
 	if _, err := src.File.ReadAt(tail[:], src.Size-tailLen); err != nil {
-		return nil, trace.FileError(src.Name, err, "cannot read the file")
+		return nil, nil, trace.FileError(src.Name, err, "cannot read the file")
 	}
 	if !bytes.Equal(tail[4:], fileMagic) {
-		return nil, trace.FileError(src.Name, nil, "does not end with the Arrow IPC file magic %q: the file is truncated or was not finished", fileMagic)
+		return nil, nil, trace.FileError(src.Name, nil, "does not end with the Arrow IPC file magic %q: the file is truncated or was not finished", fileMagic)
 	}
 	footerLen := int64(binary.LittleEndian.Uint32(tail[:4]))
 	if footerLen == 0 || footerLen > src.Size-minSize {
-		return nil, trace.FileError(src.Name, nil, "corrupt Arrow IPC file footer: length %d in a %d-byte file", footerLen, src.Size)
+		return nil, nil, trace.FileError(src.Name, nil, "corrupt Arrow IPC file footer: length %d in a %d-byte file", footerLen, src.Size)
 	}
 	footer := make([]byte, footerLen)
 	if _, err := src.File.ReadAt(footer, src.Size-tailLen-footerLen); err != nil {
-		return nil, trace.FileError(src.Name, err, "cannot read the file footer")
+		return nil, nil, trace.FileError(src.Name, err, "cannot read the file footer")
 	}
-	blocks, dicts, err := checkFooter(footer)
+	blocks, dicts, err = checkFooter(footer)
 	if err != nil {
-		return nil, trace.FileError(src.Name, err, "corrupt Arrow IPC file footer")
+		return nil, nil, trace.FileError(src.Name, err, "corrupt Arrow IPC file footer")
 	}
 	// arrow-go reads the dictionaries as it opens the file.
 	for i, blk := range dicts {
 		if err := checkBlock(src, blk, fbHeaderDictionary); err != nil {
-			return nil, trace.FileError(src.Name, err, "corrupt Arrow IPC file: dictionary %d", i)
+			return nil, nil, trace.FileError(src.Name, err, "corrupt Arrow IPC file: dictionary %d", i)
 		}
 	}
-	return blocks, nil
+	return blocks, dicts, nil
 }
 
 // batchSource yields the record batches of one pass over a file; the caller
@@ -209,7 +267,8 @@ func (b *streamBatches) next() (arrow.RecordBatch, error) {
 func (b *streamBatches) close() { b.r.Release() }
 
 // newReader maps the schema and returns the reader of its layout.
-func newReader(src trace.Source, format string, schema *arrow.Schema, open func() (batchSource, error), closeFile func() error) (trace.Reader, error) {
+// pages is the mapped file, or nil.
+func newReader(src trace.Source, format string, schema *arrow.Schema, open func() (batchSource, error), pages *mapping, closeFile func() error) (trace.Reader, error) {
 	m, err := mapSchema(src.Name, schema)
 	if err != nil {
 		return nil, err
@@ -247,7 +306,7 @@ func newReader(src trace.Source, format string, schema *arrow.Schema, open func(
 		if err != nil {
 			return nil, err
 		}
-		cur := &cursor{file: src.Name, m: m, src: batches, batch: -1}
+		cur := &cursor{file: src.Name, m: m, src: batches, batch: -1, pages: pages}
 		closer := func() error {
 			cur.close()
 			if closeFile != nil {
@@ -258,7 +317,7 @@ func newReader(src trace.Source, format string, schema *arrow.Schema, open func(
 		return &nestedReader{cur: cur, info: info, check: trace.NewChecker(src.Name, limits), closer: closer}, nil
 	}
 
-	contiguous, err := contiguity(src.Name, m, open)
+	contiguous, err := contiguity(src.Name, m, open, pages)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +325,7 @@ func newReader(src trace.Source, format string, schema *arrow.Schema, open func(
 	if err != nil {
 		return nil, err
 	}
-	rows := &flatRows{cur: &cursor{file: src.Name, m: m, src: batches, batch: -1}}
+	rows := &flatRows{cur: &cursor{file: src.Name, m: m, src: batches, batch: -1, pages: pages}}
 	closer := func() error {
 		rows.cur.close()
 		if closeFile != nil {
@@ -281,13 +340,14 @@ func newReader(src trace.Source, format string, schema *arrow.Schema, open func(
 }
 
 // contiguity is the first pass over a flat file: the request_id column only.
-func contiguity(file string, m *schemaMap, open func() (batchSource, error)) (ok bool, err error) {
+func contiguity(file string, m *schemaMap, open func() (batchSource, error), pages *mapping) (ok bool, err error) {
 	batches, err := open()
 	if err != nil {
 		return false, err
 	}
-	cur := &cursor{file: file, m: m, src: batches, batch: -1, idOnly: true}
+	cur := &cursor{file: file, m: m, src: batches, batch: -1, idOnly: true, pages: pages}
 	defer cur.close()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // a mapped file cut meanwhile
 	defer recoverCorrupt(file, -1, &err)
 	var c trace.Contiguity
 	for {
@@ -303,6 +363,7 @@ func contiguity(file string, m *schemaMap, open func() (batchSource, error)) (ok
 			id = cur.cols.requestID.Value(i)
 		}
 		c.Add(id) // copies the id it keeps: Arrow strings point into the batch
+		pages.consumed(len(id) + 8)
 	}
 }
 
@@ -318,6 +379,7 @@ type cursor struct {
 	rowBase int64 // file row of rec's first row
 	pos, n  int   // next row in rec, rows in rec
 	done    bool
+	pages   *mapping // the mapped file, or nil
 }
 
 // nextRow moves to the next row and returns its index in cur.rec, or -1 at
@@ -393,6 +455,7 @@ func (r *nestedReader) Scan() (ok bool) {
 	if r.err != nil || r.closed {
 		return false
 	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // a mapped file cut meanwhile
 	defer func() {
 		if p := recover(); p != nil {
 			r.err = corruptError(r.cur.file, r.cur.batch, panicError(p))
@@ -417,6 +480,7 @@ func (r *nestedReader) Scan() (ok bool) {
 		r.err = err
 		return false
 	}
+	r.cur.pages.consumed(requestBytes(req))
 	r.req = req
 	return true
 }
@@ -434,6 +498,7 @@ func (f *flatRows) Next(row *trace.FlatRow) (ok bool) {
 	if f.err != nil {
 		return false
 	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // a mapped file cut meanwhile
 	defer func() {
 		if p := recover(); p != nil {
 			f.err = corruptError(f.cur.file, f.cur.batch, panicError(p))
@@ -454,5 +519,15 @@ func (f *flatRows) Next(row *trace.FlatRow) (ok bool) {
 		f.err = err
 		return false
 	}
+	f.cur.pages.consumed(len(row.Chunk.Data) + 16)
 	return true
+}
+
+// requestBytes is about what decoding req read of its record batch.
+func requestBytes(req *trace.Request) int {
+	n := 64 + len(req.RequestID) + 8*len(req.TimePointsS)
+	for _, c := range req.Chunks {
+		n += 16 + len(c.Data)
+	}
+	return n
 }

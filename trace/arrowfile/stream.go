@@ -16,10 +16,11 @@ import (
 // reader, but checks each message's metadata first (see fbcheck.go) and
 // bounds its lengths by the file size.
 type messageReader struct {
-	r    io.Reader
+	r    io.Reader // a *sliceReader: the bodies are read in place
 	mem  memory.Allocator
 	size int64
 	msg  *ipc.Message
+	kind byte // of msg: fbHeaderSchema, ...
 	refs atomic.Int64
 	// noEOS is set when the stream ends at a message boundary without the
 	// end-of-stream marker.
@@ -72,12 +73,21 @@ func (m *messageReader) Message() (*ipc.Message, error) {
 	if _, err := io.ReadFull(m.r, meta); err != nil {
 		return nil, fmt.Errorf("arrow/ipc: could not read message metadata: %w (%w)", noEOF(err), trace.ErrCut)
 	}
-	_, bodyLen, err := checkMessage(meta)
+	kind, bodyLen, err := checkMessage(meta)
 	if err != nil {
 		return nil, fmt.Errorf("arrow/ipc: corrupt message metadata: %w", err)
 	}
+	m.kind = kind
 	if bodyLen < 0 || bodyLen > m.size {
 		return nil, fmt.Errorf("arrow/ipc: message body length %d is more than the file size %d (%w)", bodyLen, m.size, trace.ErrCut)
+	}
+	if s, ok := m.r.(*sliceReader); ok {
+		body := s.take(bodyLen)
+		if int64(len(body)) < bodyLen {
+			return nil, fmt.Errorf("arrow/ipc: could not read message body: %w (%w)", io.ErrUnexpectedEOF, trace.ErrCut)
+		}
+		m.msg = ipc.NewMessage(memory.NewBufferBytes(meta), memory.NewBufferBytes(body))
+		return m.msg, nil
 	}
 	body := memory.NewResizableBuffer(m.mem)
 	defer body.Release()
