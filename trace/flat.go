@@ -85,14 +85,44 @@ func NewFlatReader(rows FlatRows, info Info, limits Limits, closer func() error)
 	return fr
 }
 
-// NewGroupingFlatReader is NewFlatReader for rows known not to be contiguous.
-func NewGroupingFlatReader(rows FlatRows, info Info, limits Limits, closer func() error) Reader {
-	r := NewFlatReader(rows, info, limits, closer).(*flatReader)
+// FlatPasses reads a flat file whose requests' rows are not contiguous, a
+// pass at a time: IDs hands add every row's request_id in file order (the
+// format reads that column alone; add may keep id only by copying it), and
+// Rows starts a new pass over every row, ending the one before.
+type FlatPasses interface {
+	IDs(add func(id string) error) error
+	Rows() (FlatRows, error)
+}
+
+// NewGroupingFlatReader is NewFlatReader for a file whose requests' rows are
+// not contiguous. It does not hold the file: a first pass counts each
+// request's rows (from request_id alone); then a pass over the rows takes
+// in the requests in the order in which they first appear, and hands each
+// out as soon as its last row and every request before it are in. A file
+// whose rows are in time order (a capture's, many requests in flight at
+// once) is read in that one pass, holding about the requests in flight.
+// Rows of other orders (shuffled, say) would have the pass hold most of
+// the file: it stops taking in requests once those it holds will have
+// about groupingWindowBytes of rows (at most limits.MaxGroupingRows), and
+// another pass starts from the first it left out. The requests come out in
+// the order in which they first appear, as a sorted file's do. It marks
+// info.Regrouped.
+func NewGroupingFlatReader(p FlatPasses, info Info, limits Limits, closer func() error) Reader {
+	r := NewFlatReader(nil, info, limits, closer).(*flatReader)
 	r.contiguous = false
+	r.passes = p
 	r.info.Regrouped = true
-	r.info.Notes = append(r.info.Notes, "the rows of some requests were not contiguous: grouped in memory")
+	r.info.Notes = append(r.info.Notes, "the rows of some requests were not contiguous: grouped as they came in (a request is handed out once its last row is read)")
 	return r
 }
+
+// groupingWindowBytes is about how much the requests a pass holds may come
+// to; firstWindowRows stands for it until the size of a row is known.
+const (
+	groupingWindowBytes = 96 << 20
+	firstWindowRows     = 256 << 10
+	groupedRowOverhead  = 48 // a Chunk and its allocation, beside its bytes
+)
 
 type flatReader struct {
 	rows       FlatRows
@@ -104,10 +134,24 @@ type flatReader struct {
 
 	// streaming state
 	pendingReq *groupedRequest
-	// grouping state
-	grouped []*groupedRequest
-	next    int
-	loaded  bool
+	// grouping state (NewGroupingFlatReader)
+	passes  FlatPasses
+	counted bool
+	ids     map[string]int // request index, in order of first appearance
+	counts  []int64        // rows of each request
+	// The pass under way (src not nil) holds the requests from base to
+	// admitEnd-1 not handed out yet, pending[i] request base+i; emitNext
+	// is the next to hand out. held is the rows those will come to.
+	src       FlatRows
+	passStart int // the first request the pass took in
+	base      int
+	pending   []*groupedRequest
+	emitNext  int
+	admitEnd  int
+	closed    bool // the pass takes in no more requests
+	held      int64
+	keptRows  int64 // over all passes, for the size of a row
+	keptBytes int64
 
 	// row is filled by rows.Next; what a request keeps of it is copied out.
 	row        FlatRow
@@ -125,6 +169,7 @@ type groupedRequest struct {
 	req      Request
 	first    FlatRow // the row that set the request-level columns
 	nullRows int
+	rows     int64 // rows read
 }
 
 func (fr *flatReader) Info() Info        { return fr.info }
@@ -196,50 +241,153 @@ func (fr *flatReader) scanContiguous() *groupedRequest {
 }
 
 func (fr *flatReader) scanGrouped() *groupedRequest {
-	if !fr.loaded {
-		fr.loaded = true
-		index := map[string]*groupedRequest{}
-		var n int64
-		row := &fr.row
-		for {
-			if !fr.rows.Next(row) {
-				if err := fr.rows.Err(); err != nil {
-					fr.err = err
-					return nil
-				}
-				break
-			}
-			n++
-			if fr.limits.MaxGroupingRows > 0 && n > fr.limits.MaxGroupingRows {
-				e := RowError(fr.info.Path, row.RowGroup, row.Row, "",
-					"a flat file whose requests are not contiguous is grouped in memory, and it has more than %d rows (limit --max-grouping-rows): sort it by request_id, or raise the limit", fr.limits.MaxGroupingRows)
-				e.Err = ErrLimit
-				fr.err = e
-				return nil
-			}
-			if g, ok := index[row.Req.RequestID]; ok {
-				// The previous row may be another request's first: compare.
-				if fr.err = fr.add(g, row, false); fr.err != nil {
-					return nil
-				}
-				continue
-			}
-			g := &groupedRequest{}
-			if fr.err = fr.start(g, row); fr.err != nil {
-				return nil
-			}
-			index[row.Req.RequestID] = g
-			fr.grouped = append(fr.grouped, g)
+	if !fr.counted {
+		fr.counted = true
+		if fr.err = fr.countRows(); fr.err != nil {
+			return nil
 		}
 	}
-	if fr.next >= len(fr.grouped) {
-		fr.grouped = nil
+	row := &fr.row
+	for {
+		if fr.emitNext < fr.admitEnd {
+			if g := fr.pending[fr.emitNext-fr.base]; g.rows == fr.counts[fr.emitNext] {
+				fr.pending[fr.emitNext-fr.base] = nil
+				fr.held -= g.rows
+				fr.emitNext++
+				if done := fr.emitNext - fr.base; done >= 1024 && 2*done >= len(fr.pending) {
+					fr.pending = append(fr.pending[:0], fr.pending[done:]...)
+					fr.base = fr.emitNext
+				}
+				return g
+			}
+		}
+		if fr.src == nil {
+			if fr.admitEnd >= len(fr.counts) {
+				fr.pending = nil
+				return nil
+			}
+			if fr.src, fr.err = fr.passes.Rows(); fr.err != nil {
+				return nil
+			}
+			fr.passStart, fr.base, fr.closed, fr.pending = fr.admitEnd, fr.admitEnd, false, fr.pending[:0]
+		}
+		if !fr.src.Next(row) {
+			if fr.err = fr.src.Err(); fr.err != nil {
+				return nil
+			}
+			if fr.emitNext < fr.admitEnd { // all are in: the file changed?
+				idx := fr.emitNext
+				g := fr.pending[idx-fr.base]
+				fr.err = FileError(fr.info.Path, nil, "request %s: a pass over the rows found %d of the %d rows the pass over request_id counted: the file changed while it was read?", QuoteID(g.req.RequestID), g.rows, fr.counts[idx])
+				return nil
+			}
+			fr.src = nil
+			continue
+		}
+		if fr.err = fr.take(row); fr.err != nil {
+			return nil
+		}
+	}
+}
+
+// take keeps row if its request is held, or takes its request in.
+func (fr *flatReader) take(row *FlatRow) error {
+	idx, ok := fr.ids[row.Req.RequestID]
+	switch {
+	case !ok:
+		return fr.rowErr(row, "request_id", "not in the pass that counted the rows: the file changed while it was read?")
+	case idx < fr.passStart: // handed out by a pass before
+		return nil
+	case idx < fr.admitEnd:
+		var g *groupedRequest
+		if idx >= fr.base {
+			g = fr.pending[idx-fr.base]
+		}
+		if g == nil || g.rows >= fr.counts[idx] {
+			return fr.rowErr(row, "request_id", "more rows than the pass over request_id counted (%d): the file changed while it was read?", fr.counts[idx])
+		}
+		fr.kept(g, row)
+		// The previous row may be another request's first: compare.
+		return fr.add(g, row, false)
+	case fr.closed:
+		return nil
+	case idx > fr.admitEnd:
+		return fr.rowErr(row, "request_id", "first seen after request %d, not before as the pass over request_id found: the file changed while it was read?", idx)
+	}
+	// The first row of the next request: take it in while what is held
+	// stays within the window (and always into an empty one).
+	n := fr.counts[idx]
+	if lim := fr.limits.MaxGroupingRows; lim > 0 && n > lim {
+		e := FileError(fr.info.Path, nil,
+			"request %s has %d rows, and a flat file whose requests are not contiguous is grouped a request at least at a time: more than %d rows (limit --max-grouping-rows) in memory; sort the file by request_id, or raise the limit", QuoteID(row.Req.RequestID), n, lim)
+		e.RequestID, e.Err = row.Req.RequestID, ErrLimit
+		return e
+	}
+	if fr.held > 0 && fr.held+n > fr.windowRows() {
+		fr.closed = true
 		return nil
 	}
-	g := fr.grouped[fr.next]
-	fr.grouped[fr.next] = nil
-	fr.next++
-	return g
+	g := &groupedRequest{}
+	if err := fr.start(g, row); err != nil {
+		return err
+	}
+	fr.kept(g, row)
+	fr.pending = append(fr.pending, g)
+	fr.admitEnd++
+	fr.held += n
+	return nil
+}
+
+func (fr *flatReader) kept(g *groupedRequest, row *FlatRow) {
+	g.rows++
+	fr.keptRows++
+	fr.keptBytes += int64(groupedRowOverhead + len(row.Chunk.Data))
+}
+
+// countRows is the first pass: each request's index, in order of first
+// appearance, and its rows.
+func (fr *flatReader) countRows() error {
+	fr.ids = map[string]int{}
+	last, lastIdx := "", -1
+	row := int64(-1)
+	return fr.passes.IDs(func(id string) error {
+		row++
+		if lastIdx >= 0 && id == last {
+			fr.counts[lastIdx]++
+			return nil
+		}
+		idx, ok := fr.ids[id]
+		if !ok {
+			if err := CheckIDLength(fr.info.Path, fr.limits, id, Error{RowGroup: -1, Row: row}); err != nil {
+				return err
+			}
+			if fr.limits.MaxRequests > 0 && int64(len(fr.counts)) >= fr.limits.MaxRequests {
+				e := FileError(fr.info.Path, nil, "more than %d requests (limit --max-requests)", fr.limits.MaxRequests)
+				e.Err = ErrLimit
+				return e
+			}
+			idx = len(fr.counts)
+			id = strings.Clone(id)
+			fr.ids[id] = idx
+			fr.counts = append(fr.counts, 0)
+		}
+		fr.counts[idx]++
+		last, lastIdx = id, idx
+		return nil
+	})
+}
+
+// windowRows is how many rows the next window may hold: about
+// groupingWindowBytes at the size of the rows kept so far.
+func (fr *flatReader) windowRows() int64 {
+	n := int64(firstWindowRows)
+	if fr.keptRows > 0 && fr.keptBytes > 0 {
+		n = max(1, int64(groupingWindowBytes)*fr.keptRows/fr.keptBytes)
+	}
+	if fr.limits.MaxGroupingRows > 0 {
+		n = min(n, fr.limits.MaxGroupingRows)
+	}
+	return n
 }
 
 func (fr *flatReader) rowErr(row *FlatRow, column, format string, args ...any) error {

@@ -1,7 +1,12 @@
 package trace
 
 import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,6 +27,27 @@ func (s *sliceRows) Next(r *FlatRow) bool {
 
 func (s *sliceRows) Err() error { return nil }
 
+// slicePasses are the passes of the grouping reader over rows; passes
+// counts the passes over every row.
+type slicePasses struct {
+	rows   []FlatRow
+	passes int
+}
+
+func (s *slicePasses) IDs(add func(string) error) error {
+	for _, r := range s.rows {
+		if err := add(r.Req.RequestID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *slicePasses) Rows() (FlatRows, error) {
+	s.passes++
+	return &sliceRows{rows: s.rows}, nil
+}
+
 func chunkRow(id string, t0, t int64, data string) FlatRow {
 	return FlatRow{Req: Request{RequestID: id, T0Ns: t0}, Chunk: Chunk{TNs: t, Data: []byte(data)}}
 }
@@ -29,6 +55,10 @@ func chunkRow(id string, t0, t int64, data string) FlatRow {
 // groupRows runs rows through the flat reader the way a format reader does:
 // contiguity first, then streaming or grouping.
 func groupRows(rows []FlatRow) (Info, []Request, error) {
+	return groupRowsWithin(rows, Limits{})
+}
+
+func groupRowsWithin(rows []FlatRow, limits Limits) (Info, []Request, error) {
 	var c Contiguity
 	for i := range rows {
 		rows[i].Row = int64(i)
@@ -37,9 +67,9 @@ func groupRows(rows []FlatRow) (Info, []Request, error) {
 	info := Info{Path: "flat.parquet", Format: "parquet"}
 	var r Reader
 	if c.Contiguous() {
-		r = NewFlatReader(&sliceRows{rows: rows}, info, Limits{}, nil)
+		r = NewFlatReader(&sliceRows{rows: rows}, info, limits, nil)
 	} else {
-		r = NewGroupingFlatReader(&sliceRows{rows: rows}, info, Limits{}, nil)
+		r = NewGroupingFlatReader(&slicePasses{rows: rows}, info, limits, nil)
 	}
 	var out []Request
 	for r.Scan() {
@@ -117,18 +147,39 @@ func TestFlatBadRows(t *testing.T) {
 	}
 }
 
+// TestFlatGroupingLimit: --max-grouping-rows bounds the rows a window
+// holds; a file with more rows is read in more windows, one pass each, and
+// only a request with more rows than the limit is refused.
 func TestFlatGroupingLimit(t *testing.T) {
-	rows := []FlatRow{chunkRow("a", 1, 2, "x"), chunkRow("b", 1, 3, "p"), chunkRow("a", 1, 4, "y")}
-	var c Contiguity
+	rows := []FlatRow{chunkRow("a", 1, 2, "x"), chunkRow("b", 1, 3, "p"), chunkRow("a", 1, 4, "y"), chunkRow("c", 1, 5, "q")}
 	for i := range rows {
 		rows[i].Row = int64(i)
-		c.Add(rows[i].Req.RequestID)
 	}
-	r := NewGroupingFlatReader(&sliceRows{rows: rows}, Info{Path: "f.arrow"}, Limits{MaxGroupingRows: 2}, nil)
+	p := &slicePasses{rows: rows}
+	r := NewGroupingFlatReader(p, Info{Path: "f.arrow"}, Limits{MaxGroupingRows: 2}, nil)
+	var got []string
+	for r.Scan() {
+		var data []string
+		for _, c := range r.Request().Chunks {
+			data = append(data, string(c.Data))
+		}
+		got = append(got, r.Request().RequestID+":"+strings.Join(data, ""))
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a:xy", "b:p", "c:q"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if p.passes != 2 { // windows [a] (2 rows) and [b c]
+		t.Errorf("%d passes over the rows, want 2", p.passes)
+	}
+
+	r = NewGroupingFlatReader(&slicePasses{rows: rows}, Info{Path: "f.arrow"}, Limits{MaxGroupingRows: 1}, nil)
 	for r.Scan() {
 	}
-	if err := r.Err(); err == nil || !strings.Contains(err.Error(), "limit --max-grouping-rows") {
-		t.Errorf("err = %v, want the grouping limit named", err)
+	if err := r.Err(); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "limit --max-grouping-rows") || !strings.Contains(err.Error(), `request "a" has 2 rows`) {
+		t.Errorf("err = %v, want the grouping limit named, and the request over it", err)
 	}
 }
 
@@ -147,7 +198,18 @@ func FuzzFlatGrouping(f *testing.F) {
 			id := string(rune('a' + b%4))
 			rows = append(rows, chunkRow(id, 0, int64(i), string(rune('0'+b%10))))
 		}
-		_, got, err := groupRows(rows)
+		// Windows as small as the largest request allows, and larger.
+		per := map[string]int64{}
+		var most int64
+		for _, r := range rows {
+			per[r.Req.RequestID]++
+			most = max(most, per[r.Req.RequestID])
+		}
+		var extra int64
+		if len(spec) > 0 {
+			extra = int64(spec[0] % 3)
+		}
+		_, got, err := groupRowsWithin(rows, Limits{MaxGroupingRows: max(1, most+extra)})
 		if err != nil {
 			t.Fatalf("%v", err)
 		}
@@ -169,4 +231,83 @@ func FuzzFlatGrouping(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFlatGroupingOrders: 3,000 requests of 3 rows, their rows in time
+// order with 8 requests in flight (a capture's order) and shuffled, read
+// as a reference grouping reads them; the rows in time order in one pass,
+// the shuffled ones in as many as --max-grouping-rows makes needed.
+func TestFlatGroupingOrders(t *testing.T) {
+	const n, per = 3000, 3
+	var inFlight []FlatRow
+	for i := range n {
+		for k := range per {
+			inFlight = append(inFlight, chunkRow(fmt.Sprintf("r%05d", i), int64(i), int64(i+k*8), fmt.Sprintf("%d.%d", i, k)))
+		}
+	}
+	slices.SortStableFunc(inFlight, func(a, b FlatRow) int { return cmp.Compare(a.Chunk.TNs, b.Chunk.TNs) })
+	shuffled := slices.Clone(inFlight)
+	rng := rand.New(rand.NewPCG(7, 8))
+	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	// A request's chunks stay in time order: the k-th row of a request
+	// read gets its k-th chunk.
+	seen := map[string]int{}
+	for i := range shuffled {
+		id := shuffled[i].Req.RequestID
+		var req int
+		fmt.Sscanf(id, "r%d", &req)
+		k := seen[id]
+		seen[id]++
+		shuffled[i].Chunk = Chunk{TNs: int64(req + k*8), Data: []byte(fmt.Sprintf("%d.%d", req, k))}
+	}
+	for _, c := range []struct {
+		name       string
+		rows       []FlatRow
+		limit      int64
+		passes     int
+		morePasses bool
+	}{
+		{"in flight", inFlight, 0, 1, false},
+		{"in flight, a small window", inFlight, 60, 1, false},
+		{"shuffled", shuffled, 0, 1, false},
+		{"shuffled, a small window", shuffled, 300, 0, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for i := range c.rows {
+				c.rows[i].Row = int64(i)
+			}
+			var order []string
+			want := map[string][]string{}
+			for _, r := range c.rows {
+				id := r.Req.RequestID
+				if _, ok := want[id]; !ok {
+					order = append(order, id)
+				}
+				want[id] = append(want[id], string(r.Chunk.Data))
+			}
+			p := &slicePasses{rows: c.rows}
+			r := NewGroupingFlatReader(p, Info{Path: "f"}, Limits{MaxGroupingRows: c.limit}, nil)
+			i := 0
+			for ; r.Scan(); i++ {
+				req := r.Request()
+				var got []string
+				for _, ch := range req.Chunks {
+					got = append(got, string(ch.Data))
+				}
+				if i >= len(order) || req.RequestID != order[i] || !slices.Equal(got, want[req.RequestID]) {
+					t.Fatalf("request %d: %s %q, want %s %q", i, req.RequestID, got, order[min(i, len(order)-1)], want[order[min(i, len(order)-1)]])
+				}
+			}
+			if err := r.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if i != n {
+				t.Fatalf("%d requests, want %d", i, n)
+			}
+			if c.morePasses && p.passes < n*per/int(c.limit) || !c.morePasses && p.passes != c.passes {
+				t.Errorf("%d passes over the rows", p.passes)
+			}
+			t.Logf("%d passes", p.passes)
+		})
+	}
 }

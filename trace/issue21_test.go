@@ -31,7 +31,7 @@ func TestIssue21IDLimit(t *testing.T) {
 	if _, _, err := readAllBytes(t, "long.jsonl", "", []byte(line)); !errors.Is(err, ErrLimit) {
 		t.Errorf("JSONL: %v", err)
 	}
-	rows := &sliceRows{rows: []FlatRow{
+	rows := &slicePasses{rows: []FlatRow{
 		{Req: Request{RequestID: "a", T0Ns: 1}, Chunk: Chunk{TNs: 1, Data: []byte("x")}, Row: 0},
 		{Req: Request{RequestID: long, T0Ns: 1}, Chunk: Chunk{TNs: 1, Data: []byte("x")}, Row: 1},
 		{Req: Request{RequestID: "a", T0Ns: 1}, Chunk: Chunk{TNs: 2, Data: []byte("y")}, Row: 2},

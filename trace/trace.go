@@ -211,7 +211,7 @@ type Info struct {
 	Meta   Meta
 	Extra  []ExtraColumn
 	// Regrouped is true when a flat file's rows of one request were not
-	// contiguous and had to be grouped in memory.
+	// contiguous and had to be regrouped (see NewGroupingFlatReader).
 	Regrouped bool
 	// Notes are remarks about the file worth showing in inspect.
 	Notes []string

@@ -41,12 +41,14 @@ Without --match the trace is read one stream at a time (any size); --match reads
 it whole into memory. Ctrl-C stops (requests in flight are cut).
 
 How precise: on Linux one pacer wakes on a timerfd for the next due write of
-every stream, and a request arrives when its first byte reached the machine (the
+every stream, armed early by how late its recent wakes were and waiting the rest
+on the clock, and a request arrives when its first byte reached the machine (the
 kernel's receive time). Measured on the wire (bench/serve-timing.sh, 2 cores,
-quiet, normal priority), writes left a median of 0.11 to 0.29 ms after their
-schedule (0.12 ms at 64 streams), P99 0.9 to 3.2 ms (Go's timers: medians of
-0.8 to 0.9 ms); on a busy machine at real-time priority, 0.1 to 0.25 ms, P99 1.5 to
-2.4 ms, and at normal priority P99s of 30 to 80 ms, the scheduler's.
+quiet, normal priority, client on the same machine), writes left a median of 20
+to 64 µs after their schedule (Go's timers: 0.8 to 0.9 ms), P99 0.4 to 0.5 ms
+at 1 and 16 streams and 1.9 ms at 64, where the server and the client share the
+2 cores; with the server at real-time priority (chrt -f 10) 14 µs, P99 0.15 ms
+at 64 streams.
 Elsewhere than Linux serve uses Go's timers. Figures: docs/performance.md.
 
 Arguments:

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -317,53 +318,96 @@ func newReader(src trace.Source, format string, schema *arrow.Schema, open func(
 		return &nestedReader{cur: cur, info: info, check: trace.NewChecker(src.Name, limits), closer: closer}, nil
 	}
 
-	contiguous, err := contiguity(src.Name, m, open, pages)
-	if err != nil {
-		return nil, err
-	}
-	batches, err := open()
-	if err != nil {
-		return nil, err
-	}
-	rows := &flatRows{cur: &cursor{file: src.Name, m: m, src: batches, batch: -1, pages: pages}}
+	passes := &flatPasses{file: src.Name, m: m, open: open, pages: pages}
 	closer := func() error {
-		rows.cur.close()
+		passes.close()
 		if closeFile != nil {
 			return closeFile()
 		}
 		return nil
 	}
-	if contiguous {
-		return trace.NewFlatReader(rows, info, limits, closer), nil
+	contiguous, err := passes.contiguous()
+	if err != nil {
+		return nil, err
 	}
-	return trace.NewGroupingFlatReader(rows, info, limits, closer), nil
+	if !contiguous {
+		return trace.NewGroupingFlatReader(passes, info, limits, closer), nil
+	}
+	rows, err := passes.Rows()
+	if err != nil {
+		return nil, err
+	}
+	return trace.NewFlatReader(rows, info, limits, closer), nil
 }
 
-// contiguity is the first pass over a flat file: the request_id column only.
-func contiguity(file string, m *schemaMap, open func() (batchSource, error), pages *mapping) (ok bool, err error) {
-	batches, err := open()
-	if err != nil {
-		return false, err
+// flatPasses are the passes over a flat file: request_id alone, to find
+// whether each request's rows are contiguous (and, if not, to count them
+// for trace's grouping reader), and over every row.
+type flatPasses struct {
+	file  string
+	m     *schemaMap
+	open  func() (batchSource, error)
+	pages *mapping
+	rows  *flatRows // the pass over the rows under way
+}
+
+// errNotContiguous stops the pass of contiguous.
+var errNotContiguous = errors.New("not contiguous")
+
+func (p *flatPasses) contiguous() (bool, error) {
+	var c trace.Contiguity
+	err := p.IDs(func(id string) error {
+		c.Add(id) // copies the id it keeps: Arrow strings point into the batch
+		if !c.Contiguous() {
+			return errNotContiguous
+		}
+		return nil
+	})
+	if err == errNotContiguous {
+		return false, nil
 	}
-	cur := &cursor{file: file, m: m, src: batches, batch: -1, idOnly: true, pages: pages}
+	return err == nil, err
+}
+
+func (p *flatPasses) IDs(add func(id string) error) (err error) {
+	batches, err := p.open()
+	if err != nil {
+		return err
+	}
+	cur := &cursor{file: p.file, m: p.m, src: batches, batch: -1, idOnly: true, pages: p.pages}
 	defer cur.close()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // a mapped file cut meanwhile
-	defer recoverCorrupt(file, -1, &err)
-	var c trace.Contiguity
+	defer recoverCorrupt(p.file, -1, &err)
 	for {
 		i, err := cur.nextRow()
-		if err != nil {
-			return false, err
-		}
-		if i < 0 {
-			return c.Contiguous(), nil
+		if err != nil || i < 0 {
+			return err
 		}
 		id := ""
 		if !cur.cols.requestID.IsNull(i) {
 			id = cur.cols.requestID.Value(i)
 		}
-		c.Add(id) // copies the id it keeps: Arrow strings point into the batch
-		pages.consumed(len(id) + 8)
+		if err := add(id); err != nil {
+			return err
+		}
+		p.pages.consumed(len(id) + 8)
+	}
+}
+
+func (p *flatPasses) Rows() (trace.FlatRows, error) {
+	p.close()
+	batches, err := p.open()
+	if err != nil {
+		return nil, err
+	}
+	p.rows = &flatRows{cur: &cursor{file: p.file, m: p.m, src: batches, batch: -1, pages: p.pages}}
+	return p.rows, nil
+}
+
+func (p *flatPasses) close() {
+	if p.rows != nil {
+		p.rows.cur.close()
+		p.rows = nil
 	}
 }
 

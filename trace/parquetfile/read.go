@@ -826,57 +826,117 @@ func (fr *flatRows) Next(out *trace.FlatRow) bool {
 	return true
 }
 
+// errNotContiguous stops the pass of contiguous.
+var errNotContiguous = errors.New("not contiguous")
+
 // contiguous reads the request_id column alone and reports whether the rows
 // of every request are contiguous.
-func (f *file) contiguous() (ok bool, err error) {
-	defer recoverCorrupt(f.name, &err)
+func (f *file) contiguous() (bool, error) {
 	var c trace.Contiguity
+	err := f.ids(func(id []byte, same bool) error {
+		if same {
+			return nil
+		}
+		c.Add(string(id))
+		if !c.Contiguous() {
+			return errNotContiguous
+		}
+		return nil
+	})
+	if err == errNotContiguous {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// ids reads the request_id column alone and hands add every row's id (a
+// null one as empty), with same set when it is known to be the previous
+// row's (by its dictionary index, or compared); id is valid for the call.
+func (f *file) ids(add func(id []byte, same bool) error) (err error) {
+	defer recoverCorrupt(f.name, &err)
 	var last []byte // the previous row's id
 	haveLast := false
 	for i := range f.pf.RowGroups() {
 		chunks, err := f.rowGroup(i)
 		if err != nil {
-			return false, err
+			return err
 		}
 		id := f.schema.idColumn
 		ids := newColumnReader(f.stream(i, id, chunks[id]), &f.schema.leaves[id])
+		var stop error
 		err = func() error {
 			defer ids.close()
-			for c.Contiguous() {
+			for {
 				more, err := ids.more()
 				if err != nil || !more {
 					return err
 				}
 				// A dictionary-encoded id is the previous row's by its index.
 				if haveLast && ids.takeMarked() {
+					if stop = add(last, true); stop != nil {
+						return nil
+					}
 					continue
 				}
 				s := ids.take()
 				if haveLast && ids.sameAsMarked(s) {
+					if stop = add(last, true); stop != nil {
+						return nil
+					}
 					continue
 				}
 				var id []byte
 				if s.present {
 					id = ids.bytesAt(s.value)
 				}
-				if !haveLast || string(id) != string(last) {
-					c.Add(string(id))
-					last, haveLast = append(last[:0], id...), true
-				}
+				same := haveLast && string(id) == string(last)
+				last, haveLast = append(last[:0], id...), true
 				ids.mark(s)
+				if stop = add(last, same); stop != nil {
+					return nil
+				}
 			}
-			return nil
 		}()
 		if err != nil {
 			e := trace.FileError(f.name, err, "corrupt parquet file: reading column request_id")
 			e.RowGroup, e.Column = i, "request_id"
-			return false, e
+			return e
 		}
-		if !c.Contiguous() {
-			return false, nil
+		if stop != nil {
+			return stop
 		}
 	}
-	return true, nil
+	return nil
+}
+
+// flatPasses are the passes of trace's grouping reader over a flat file.
+type flatPasses struct {
+	f    *file
+	rows *flatRows // the pass over the rows under way
+}
+
+func (p *flatPasses) IDs(add func(id string) error) error {
+	var lastID string
+	return p.f.ids(func(id []byte, same bool) error {
+		if !same {
+			lastID = string(id)
+		}
+		return add(lastID)
+	})
+}
+
+func (p *flatPasses) Rows() (trace.FlatRows, error) {
+	p.close()
+	cur := newRowCursor(p.f)
+	p.rows = &flatRows{cur: cur, dec: decoder{s: p.f.schema, cur: cur}}
+	return p.rows, nil
+}
+
+func (p *flatPasses) close() {
+	if p.rows != nil {
+		p.rows.cur.close()
+		p.rows = nil
+	}
 }
 
 // Open reads a Parquet trace from src.
@@ -901,8 +961,19 @@ func openReader(name string, r io.ReaderAt, size int64, limits trace.Limits, clo
 	if err != nil {
 		return nil, err
 	}
+	if !ok {
+		passes := &flatPasses{f: f}
+		closeAll := func() error {
+			passes.close()
+			if closer != nil {
+				return closer()
+			}
+			return nil
+		}
+		return trace.NewGroupingFlatReader(passes, info, limits, closeAll), nil
+	}
 	cur := newRowCursor(f)
-	rows := &flatRows{cur: cur, dec: decoder{s: f.schema, cur: cur, recycleSlabs: ok}}
+	rows := &flatRows{cur: cur, dec: decoder{s: f.schema, cur: cur, recycleSlabs: true}}
 	closeAll := func() error {
 		rows.cur.close()
 		if closer != nil {
@@ -910,8 +981,5 @@ func openReader(name string, r io.ReaderAt, size int64, limits trace.Limits, clo
 		}
 		return nil
 	}
-	if ok {
-		return trace.NewFlatReader(rows, info, limits, closeAll), nil
-	}
-	return trace.NewGroupingFlatReader(rows, info, limits, closeAll), nil
+	return trace.NewFlatReader(rows, info, limits, closeAll), nil
 }
