@@ -88,7 +88,9 @@ func NewFlatReader(rows FlatRows, info Info, limits Limits, closer func() error)
 // FlatPasses reads a flat file whose requests' rows are not contiguous, a
 // pass at a time: IDs hands add every row's request_id in file order (the
 // format reads that column alone; add may keep id only by copying it), and
-// Rows starts a new pass over every row, ending the one before.
+// Rows starts a new pass over every row, ending the one before. Unlike
+// other FlatRows, those of Rows may hand out a row's chunk bytes
+// (Chunk.Data) valid until the next row: the grouper copies those it keeps.
 type FlatPasses interface {
 	IDs(add func(id string) error) error
 	Rows() (FlatRows, error)
@@ -169,7 +171,26 @@ type groupedRequest struct {
 	req      Request
 	first    FlatRow // the row that set the request-level columns
 	nullRows int
-	rows     int64 // rows read
+	rows     int64  // rows read
+	arena    []byte // holds the chunk bytes kept (NewGroupingFlatReader)
+}
+
+// keep copies a row's chunk bytes into g's arena, blocks of growing size:
+// a request's chunks are a few allocations, not one a row, and hold no
+// part of what the reader decoded them from.
+func (g *groupedRequest) keep(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	if len(b) == 0 {
+		return []byte{}
+	}
+	if cap(g.arena)-len(g.arena) < len(b) {
+		g.arena = make([]byte, 0, max(len(b), min(2*cap(g.arena), 64<<10), 1<<10))
+	}
+	start := len(g.arena)
+	g.arena = append(g.arena, b...)
+	return g.arena[start:len(g.arena):len(g.arena)]
 }
 
 func (fr *flatReader) Info() Info        { return fr.info }
@@ -306,6 +327,7 @@ func (fr *flatReader) take(row *FlatRow) error {
 		if g == nil || g.rows >= fr.counts[idx] {
 			return fr.rowErr(row, "request_id", "more rows than the pass over request_id counted (%d): the file changed while it was read?", fr.counts[idx])
 		}
+		row.Chunk.Data = g.keep(row.Chunk.Data)
 		fr.kept(g, row)
 		// The previous row may be another request's first: compare.
 		return fr.add(g, row, false)
@@ -328,6 +350,7 @@ func (fr *flatReader) take(row *FlatRow) error {
 		return nil
 	}
 	g := &groupedRequest{}
+	row.Chunk.Data = g.keep(row.Chunk.Data)
 	if err := fr.start(g, row); err != nil {
 		return err
 	}

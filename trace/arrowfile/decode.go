@@ -318,7 +318,10 @@ func (c *batchColumns) decodeRequest(i int, row int64, req *trace.Request) error
 	return nil
 }
 
-func (c *batchColumns) decodeFlatRow(i int, row *trace.FlatRow) error {
+// decodeFlatRow decodes row i; with view, the chunk's bytes are the
+// batch's, not a copy (for trace's grouping reader, which copies what it
+// keeps).
+func (c *batchColumns) decodeFlatRow(i int, row *trace.FlatRow, view bool) error {
 	if c.requestID.IsNull(i) {
 		return c.rowError(row.Row, "", colRequestID, "null request_id: want a non-empty id on every row")
 	}
@@ -332,7 +335,11 @@ func (c *batchColumns) decodeFlatRow(i int, row *trace.FlatRow) error {
 	case tNull || dNull:
 		return c.rowError(row.Row, row.Req.RequestID, colTNs, "one of t_ns and data is null: want both null (a request without chunks) or both set")
 	default:
-		row.Chunk = trace.Chunk{TNs: c.tNs.Value(i), Data: copyBytes(c.data.Value(i))}
+		data := c.data.Value(i)
+		if !view {
+			data = copyBytes(data)
+		}
+		row.Chunk = trace.Chunk{TNs: c.tNs.Value(i), Data: data}
 	}
 	return nil
 }

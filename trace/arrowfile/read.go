@@ -400,7 +400,7 @@ func (p *flatPasses) Rows() (trace.FlatRows, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.rows = &flatRows{cur: &cursor{file: p.file, m: p.m, src: batches, batch: -1, pages: p.pages}}
+	p.rows = &flatRows{cur: &cursor{file: p.file, m: p.m, src: batches, batch: -1, pages: p.pages}, view: true}
 	return p.rows, nil
 }
 
@@ -532,8 +532,9 @@ func (r *nestedReader) Scan() (ok bool) {
 // flatRows feeds the rows of a flat file to the grouping reader of package
 // trace.
 type flatRows struct {
-	cur *cursor
-	err error
+	cur  *cursor
+	err  error
+	view bool // chunk bytes are the batch's (see decodeFlatRow)
 }
 
 func (f *flatRows) Err() error { return f.err }
@@ -559,7 +560,7 @@ func (f *flatRows) Next(row *trace.FlatRow) (ok bool) {
 		return false
 	}
 	*row = trace.FlatRow{RowGroup: f.cur.batch, Row: f.cur.row(i)}
-	if err := f.cur.cols.decodeFlatRow(i, row); err != nil {
+	if err := f.cur.cols.decodeFlatRow(i, row, f.view); err != nil {
 		f.err = err
 		return false
 	}

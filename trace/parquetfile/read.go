@@ -313,6 +313,10 @@ type decoder struct {
 	// (spareSlab). A grouper holding every request keeps every slab.
 	recycleSlabs bool
 	spareSlab    []byte
+	// viewChunks hands out a flat row's chunk bytes in the page, valid
+	// until the next row, for trace's grouping reader, which copies what
+	// it keeps: a slab would be kept whole by the few rows kept of it.
+	viewChunks bool
 
 	// Nested layout: a request's chunk bytes and chunk list, reused from
 	// one request to the next (a Request is valid until the next Scan), so
@@ -746,6 +750,9 @@ func (d *decoder) sameExtra(c *columnReader, st slot, kind trace.ExtraKind, i in
 // copyChunk copies a flat row's chunk bytes into the current slab; chunks
 // too large for it get their own allocation.
 func (d *decoder) copyChunk(b []byte) []byte {
+	if d.viewChunks {
+		return b
+	}
 	if len(b) > flatSlabSize/4 {
 		return append([]byte{}, b...)
 	}
@@ -928,7 +935,7 @@ func (p *flatPasses) IDs(add func(id string) error) error {
 func (p *flatPasses) Rows() (trace.FlatRows, error) {
 	p.close()
 	cur := newRowCursor(p.f)
-	p.rows = &flatRows{cur: cur, dec: decoder{s: p.f.schema, cur: cur}}
+	p.rows = &flatRows{cur: cur, dec: decoder{s: p.f.schema, cur: cur, viewChunks: true}}
 	return p.rows, nil
 }
 
