@@ -10,6 +10,7 @@ import (
 	"github.com/sseaudit/sseaudit/audit"
 	"github.com/sseaudit/sseaudit/calc/aisbench"
 	"github.com/sseaudit/sseaudit/findings"
+	"github.com/sseaudit/sseaudit/lag"
 	"github.com/sseaudit/sseaudit/metric"
 	"github.com/sseaudit/sseaudit/record"
 	"github.com/sseaudit/sseaudit/unit"
@@ -36,6 +37,11 @@ type Input struct {
 	// Notes about how the records were read (a run cut short, dangling
 	// arrays), passed on to the result.
 	Notes []string
+	// Lag, when the trace is audit tap's (the wire, between the client
+	// and the server), is the client's lag against it (package lag): its
+	// findings join the check's, and it is a section of the output.
+	Lag        *lag.Report
+	LagSources lag.Sources
 }
 
 // Options are the lints' settings.
@@ -191,6 +197,9 @@ func Run(in Input, opts Options) (*Result, error) {
 		res.Notes = append(res.Notes, reformatted(in.Reported, rep, res.Stages)...)
 	}
 	res.Claims, res.Findings = lint(in, rep, opts, res.Stages)
+	if in.Lag != nil {
+		res.Findings = append(res.Findings, in.Lag.Findings...)
+	}
 	if in.Details != nil {
 		tol := in.Tolerance
 		if tol <= 0 {

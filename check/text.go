@@ -2,6 +2,7 @@ package check
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -89,6 +90,12 @@ func (r *Result) WriteText(w io.Writer) error {
 				stage = " " + string(f.Stage)
 			}
 			fmt.Fprintf(bw, "  %s [%s]%s %s: %s\n", f.Severity, f.Code, stage, f.Figure, f.Message)
+		}
+	}
+	if l := r.Input.Lag; l != nil {
+		fmt.Fprintf(bw, "\nThe client's lag against the wire (the trace is audit tap's; audit lag gives the same):\n")
+		if err := l.WriteTables(bw, r.Input.LagSources); err != nil {
+			return err
 		}
 	}
 	if len(r.Notes) > 0 {
@@ -205,6 +212,8 @@ type jsonResult struct {
 	Claims         []jsonClaim    `json:"claims"`
 	Findings       []jsonFinding  `json:"findings"`
 	Notes          []string       `json:"notes"`
+	// ClientLag is audit lag's JSON, when the trace is audit tap's.
+	ClientLag json.RawMessage `json:"client_lag,omitempty"`
 }
 
 // finite keeps non-finite numbers out of JSON, as Python spells them.
@@ -238,6 +247,13 @@ func (r *Result) WriteJSON(w io.Writer) error {
 			jf.Evidence = append(jf.Evidence, jsonEvidence{Name: e.Name, Value: finite(e.Value), Unit: string(e.Unit)})
 		}
 		out.Findings = append(out.Findings, jf)
+	}
+	if l := r.Input.Lag; l != nil {
+		var b bytes.Buffer
+		if err := l.WriteJSON(&b, r.Input.LagSources); err != nil {
+			return err
+		}
+		out.ClientLag = b.Bytes()
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -93,20 +93,7 @@ func (r *Report) tables() []table {
 // WriteText writes the report as text.
 func (r *Report) WriteText(w io.Writer, src Sources) error {
 	var b strings.Builder
-	for _, l := range r.summary(src) {
-		b.WriteString(l + "\n")
-	}
-	for _, t := range r.tables() {
-		b.WriteString("\n" + t.Title + "\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		for _, row := range append([][]string{t.Header}, t.Rows...) {
-			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
-		}
-		tw.Flush()
-		if t.Note != "" {
-			b.WriteString(t.Note + "\n")
-		}
-	}
+	r.writeTables(&b, src)
 	b.WriteString("\nfindings\n")
 	if len(r.Findings) == 0 {
 		b.WriteString("  none\n")
@@ -116,6 +103,32 @@ func (r *Report) WriteText(w io.Writer, src Sources) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// WriteTables writes WriteText's summary and tables without its findings,
+// for a report that lists the findings among its own (audit check).
+func (r *Report) WriteTables(w io.Writer, src Sources) error {
+	var b strings.Builder
+	r.writeTables(&b, src)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r *Report) writeTables(b *strings.Builder, src Sources) {
+	for _, l := range r.summary(src) {
+		b.WriteString(l + "\n")
+	}
+	for _, t := range r.tables() {
+		b.WriteString("\n" + t.Title + "\n")
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		for _, row := range append([][]string{t.Header}, t.Rows...) {
+			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		}
+		tw.Flush()
+		if t.Note != "" {
+			b.WriteString(t.Note + "\n")
+		}
+	}
 }
 
 type jsonDist struct {

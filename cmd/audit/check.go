@@ -10,8 +10,10 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/sseaudit/sseaudit/check"
+	"github.com/sseaudit/sseaudit/lag"
 	"github.com/sseaudit/sseaudit/record"
 	"github.com/sseaudit/sseaudit/replay"
+	"github.com/sseaudit/sseaudit/tap"
 	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/trace/importer/aisbench"
 )
@@ -42,8 +44,11 @@ recomputed text, and the likely cause when a rule explains it:
 --from aisbench' does, and its own <ds>.csv and <ds>.json. With --trace, the figures
 are recomputed from the raw trace's bytes instead, and every request on which the
 trace and the details disagree (success, number of time points, TTFT or E2EL beyond
---tolerance, token counts) is listed too. Without a directory, --csv and --json name
-the report and TRACE the data.
+--tolerance, token counts) is listed too. When that trace is audit tap's (recorded
+between the client and the server in the same run), the requests are matched as
+'audit lag' matches them, and the client's lag against the wire is a section of the
+output, with the client-lag finding. Without a directory, --csv and --json name the
+report and TRACE the data.
 
 Then the lints, each a finding: the audit's own findings for the report's stage; a
 quoted statistic the table lacks (--claim 'P95(TTFT)=812ms'); per-card figures with
@@ -60,6 +65,7 @@ input.
 Examples:
   audit check --aisbench-dir testdata/aisbench/basic
   audit check --aisbench-dir testdata/aisbench/from-trace --trace testdata/traces/basic.jsonl
+  $ audit check --aisbench-dir testdata/tap/aisbench/slow/work_dir --trace testdata/tap/aisbench/slow/wire.arrows   (exit 3: the client lags the wire)
   audit check --aisbench-dir testdata/aisbench/failures --cards P8+D8 --claim 'P90(TTFT)@stable=358.2ms'
   audit check --csv testdata/aisbench/cached.total.csv --json testdata/aisbench/cached.total.json testdata/aisbench/cached.jsonl`,
 		Flags: slices.Concat(formatFlags(), []cli.Flag{
@@ -191,6 +197,15 @@ func checkInput(e env, cmd *cli.Command) (*check.Input, error) {
 				}
 			}
 			in.Records, in.Details, in.CachedTokens, in.Source = recs, details, cached, tracePath
+			if src, _ := tr.Info().Meta.Get(trace.KeySource); src == tap.Source {
+				var order []int
+				if in.Lag, order, err = checkLag(e, cmd, tracePath, run); err != nil {
+					return nil, err
+				}
+				in.LagSources = lag.Sources{Wire: tracePath, Client: run.Dir}
+				in.Records, in.CachedTokens = inOrder(in.Records, order), inOrder(in.CachedTokens, order)
+				in.Notes = append(in.Notes, "the trace is audit tap's: its requests were matched with the details' as audit lag matches them (by prompt, else by order and time) and are compared, and recomputed, in the details' order")
+			}
 		}
 	} else {
 		if tracePath != "" {
@@ -234,6 +249,54 @@ func checkInput(e env, cmd *cli.Command) (*check.Input, error) {
 	in.MaxConcurrency = c
 	in.Tolerance = cmd.Float("tolerance")
 	return &in, nil
+}
+
+// checkLag is the client's lag when --trace is audit tap's trace of the
+// run: the work_dir's time points against the wire's, as audit lag
+// compares them. order lists the trace's requests in the details' order
+// (those matched, then the rest).
+func checkLag(e env, cmd *cli.Command, wirePath string, run *aisbench.Run) (*lag.Report, []int, error) {
+	wire, known, err := readWire(e, cmd, wirePath)
+	if err != nil {
+		return nil, nil, err
+	}
+	client := lag.FromTimePoints(run.TraceRequests())
+	rep := lag.Compare(wire, client, lag.Options{Known: known})
+	if rep.Compared == 0 {
+		return nil, nil, fmt.Errorf("check: %s is audit tap's trace, but no request of %s that succeeded matches a successful one of it (%d and %d requests, %d matched): are they the same run?", wirePath, run.Dir, len(client), len(wire), rep.Matched)
+	}
+	wireOf := make([]int, len(client))
+	for i := range wireOf {
+		wireOf[i] = -1
+	}
+	placed := make([]bool, len(wire))
+	for _, p := range lag.Match(wire, client) {
+		wireOf[p.Client], placed[p.Wire] = p.Wire, true
+	}
+	var order []int
+	for _, w := range wireOf {
+		if w >= 0 {
+			order = append(order, w)
+		}
+	}
+	for w, ok := range placed {
+		if !ok {
+			order = append(order, w)
+		}
+	}
+	return rep, order, nil
+}
+
+// inOrder is xs in the order of the indexes (nil stays nil).
+func inOrder[T any](xs []T, order []int) []T {
+	if xs == nil {
+		return nil
+	}
+	out := make([]T, 0, len(order))
+	for _, i := range order {
+		out = append(out, xs[i])
+	}
+	return out
 }
 
 func detailsSource(run *aisbench.Run) string {

@@ -4,7 +4,9 @@
 # against audit serve of a generated trace, through audit tap; once as it is
 # (fast/) and once made slow on purpose, a task holding its event loop 5 ms out
 # of every 10 (slow/). Each folder: wire.arrows (the tap's trace) and work_dir/
-# (what AISBench's client recorded, written by AISBench's own output handler).
+# (what AISBench's client recorded, written by AISBench's own output handler, and
+# the ds.csv and ds.json AISBench's own summarizer made of it, through
+# ../shared/oracle/oracle.py: DefaultPerfMetricCalculator, C = 8).
 #
 #   AISB_SRC=DIR sh testdata/tap/aisbench/make.sh     (from the repository's root)
 #
@@ -30,4 +32,9 @@ for run in fast slow; do
   kill -INT $tap_pid; wait $tap_pid
   kill -INT $serve_pid; wait $serve_pid || true
   tail -1 "$tmp/tap.log"
+  wd=$(cd "$here/$run/work_dir" && pwd)
+  (cd ../shared/oracle && AISB_SRC="$AISB_SRC" /usr/bin/python3 -c "
+import sys, aisb_env, oracle
+oracle.run_one(aisb_env.load(), sys.argv[1], 'default', 8, True, ['Average', 'Min', 'Max', 'Median', 'P75', 'P90', 'P99'])
+" "$wd" >/dev/null)
 done
