@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -70,6 +71,27 @@ func (c *Contiguity) Add(id string) {
 
 // Contiguous reports whether every request's rows were contiguous.
 func (c *Contiguity) Contiguous() bool { return !c.broken }
+
+// errNotContiguous stops the pass of Contiguous.
+var errNotContiguous = errors.New("not contiguous")
+
+// Contiguous reads a flat file's request_id column (p.IDs) and reports
+// whether each request's rows are contiguous, stopping at the first row
+// that shows they are not.
+func Contiguous(p FlatPasses) (bool, error) {
+	var c Contiguity
+	err := p.IDs(func(id string) error {
+		c.Add(id)
+		if !c.Contiguous() {
+			return errNotContiguous
+		}
+		return nil
+	})
+	if err == errNotContiguous {
+		return false, nil
+	}
+	return err == nil, err
+}
 
 // NewFlatReader groups flat rows into requests. When contiguous is true it
 // streams, holding one request at a time; otherwise it groups every row in

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -86,13 +85,21 @@ func openMappedFile(src trace.Source, mem memory.Allocator, pages *mapping, sche
 		}
 		return &streamBatches{r: sr}, nil
 	}
+	schema, err := firstSchema(open)
+	if err != nil {
+		return nil, err
+	}
+	return newReader(src, "arrow", schema, open, pages, pages.close)
+}
+
+// firstSchema opens a pass of a stream reader for its schema.
+func firstSchema(open func() (batchSource, error)) (*arrow.Schema, error) {
 	first, err := open()
 	if err != nil {
 		return nil, err
 	}
-	schema := first.(*streamBatches).r.Schema()
-	first.close()
-	return newReader(src, "arrow", schema, open, pages, pages.close)
+	defer first.close()
+	return first.(*streamBatches).r.Schema(), nil
 }
 
 // openStream reads src, mapped as pages, or from the file if pages is nil.
@@ -129,12 +136,10 @@ func openStream(src trace.Source, mem memory.Allocator, pages *mapping) (r trace
 		}
 		return &streamBatches{r: sr}, nil
 	}
-	first, err := open()
+	schema, err := firstSchema(open)
 	if err != nil {
 		return nil, err
 	}
-	schema := first.(*streamBatches).r.Schema()
-	first.close()
 	noEOS.Store(false) // known once a pass reaches the end
 	var closeFile func() error
 	if pages != nil {
@@ -326,7 +331,7 @@ func newReader(src trace.Source, format string, schema *arrow.Schema, open func(
 		}
 		return nil
 	}
-	contiguous, err := passes.contiguous()
+	contiguous, err := trace.Contiguous(passes)
 	if err != nil {
 		return nil, err
 	}
@@ -351,24 +356,6 @@ type flatPasses struct {
 	rows  *flatRows // the pass over the rows under way
 }
 
-// errNotContiguous stops the pass of contiguous.
-var errNotContiguous = errors.New("not contiguous")
-
-func (p *flatPasses) contiguous() (bool, error) {
-	var c trace.Contiguity
-	err := p.IDs(func(id string) error {
-		c.Add(id) // copies the id it keeps: Arrow strings point into the batch
-		if !c.Contiguous() {
-			return errNotContiguous
-		}
-		return nil
-	})
-	if err == errNotContiguous {
-		return false, nil
-	}
-	return err == nil, err
-}
-
 func (p *flatPasses) IDs(add func(id string) error) (err error) {
 	batches, err := p.open()
 	if err != nil {
@@ -387,7 +374,7 @@ func (p *flatPasses) IDs(add func(id string) error) (err error) {
 		if !cur.cols.requestID.IsNull(i) {
 			id = cur.cols.requestID.Value(i)
 		}
-		if err := add(id); err != nil {
+		if err := add(id); err != nil { // copies the id it keeps: Arrow strings point into the batch
 			return err
 		}
 		p.pages.consumed(len(id) + 8)

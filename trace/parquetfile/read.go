@@ -833,29 +833,6 @@ func (fr *flatRows) Next(out *trace.FlatRow) bool {
 	return true
 }
 
-// errNotContiguous stops the pass of contiguous.
-var errNotContiguous = errors.New("not contiguous")
-
-// contiguous reads the request_id column alone and reports whether the rows
-// of every request are contiguous.
-func (f *file) contiguous() (bool, error) {
-	var c trace.Contiguity
-	err := f.ids(func(id []byte, same bool) error {
-		if same {
-			return nil
-		}
-		c.Add(string(id))
-		if !c.Contiguous() {
-			return errNotContiguous
-		}
-		return nil
-	})
-	if err == errNotContiguous {
-		return false, nil
-	}
-	return err == nil, err
-}
-
 // ids reads the request_id column alone and hands add every row's id (a
 // null one as empty), with same set when it is known to be the previous
 // row's (by its dictionary index, or compared); id is valid for the call.
@@ -964,12 +941,12 @@ func openReader(name string, r io.ReaderAt, size int64, limits trace.Limits, clo
 		return &nestedReader{f: f, info: info, cur: cur, dec: decoder{s: f.schema, cur: cur},
 			check: trace.NewChecker(name, limits), closer: closer}, nil
 	}
-	ok, err := f.contiguous()
+	passes := &flatPasses{f: f}
+	ok, err := trace.Contiguous(passes)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		passes := &flatPasses{f: f}
 		closeAll := func() error {
 			passes.close()
 			if closer != nil {
