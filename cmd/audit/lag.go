@@ -69,17 +69,9 @@ Examples:
 			if t := cmd.Float64("threshold"); !(t > 0) {
 				return usagef("lag: --threshold %v: want a positive fraction", t)
 			}
-			wire, known, err := readWire(e, cmd, wirePath)
+			rep, err := compareLag(e, cmd, wirePath, clientPath, cmd.Float64("threshold"))
 			if err != nil {
 				return err
-			}
-			client, err := readClient(e, cmd, clientPath)
-			if err != nil {
-				return err
-			}
-			rep := lag.Compare(wire, client, lag.Options{Threshold: cmd.Float64("threshold"), Known: known})
-			if rep.Compared == 0 {
-				return fmt.Errorf("lag: no request of %s that succeeded matches a successful one of %s (%d and %d requests, %d matched): are they the same run?", clientPath, wirePath, len(client), len(wire), rep.Matched)
 			}
 			src := lag.Sources{Wire: wirePath, Client: clientPath}
 			return writeOutput(e, cmd, func(w io.Writer) error {
@@ -96,6 +88,24 @@ Examples:
 }
 
 var lagFormats = []string{"text", "json", "html"}
+
+// compareLag reads the tap's trace and the client's records and compares
+// them (threshold 0: lag's default).
+func compareLag(e env, cmd *cli.Command, wirePath, clientPath string, threshold float64) (*lag.Report, error) {
+	wire, known, err := readWire(e, cmd, wirePath)
+	if err != nil {
+		return nil, err
+	}
+	client, err := readClient(e, cmd, clientPath)
+	if err != nil {
+		return nil, err
+	}
+	rep := lag.Compare(wire, client, lag.Options{Threshold: threshold, Known: known})
+	if rep.Compared == 0 {
+		return nil, fmt.Errorf("lag: no request of %s that succeeded matches a successful one of %s (%d and %d requests, %d matched): are they the same run?", clientPath, wirePath, len(client), len(wire), rep.Matched)
+	}
+	return rep, nil
+}
 
 // readWire reads the tap's trace, and the clocks its metadata names.
 func readWire(e env, cmd *cli.Command, path string) ([]lag.Request, []lag.Known, error) {

@@ -20,6 +20,7 @@ import (
 	"github.com/sseaudit/sseaudit/calc/ssemetrics"
 	"github.com/sseaudit/sseaudit/findings"
 	"github.com/sseaudit/sseaudit/internal/atomicfile"
+	"github.com/sseaudit/sseaudit/lag"
 	"github.com/sseaudit/sseaudit/record"
 	"github.com/sseaudit/sseaudit/render"
 	"github.com/sseaudit/sseaudit/render/htmlreport"
@@ -62,7 +63,9 @@ AISBench's table beside sseaudit's figures, the in-flight concurrency curve with
 C and the stable window, per-request timelines (every request up to 24, else a
 fixed-rule sample), the ITL and ContentUpdateInterval distributions, the
 what-if deltas of the default policies (content, text, no-usage-tail, no-role;
-as audit whatif computes them) and the findings, each linked to its figure.
+as audit whatif computes them) and the findings, each linked to its figure. With
+--lag-client CLIENT, of a trace audit tap recorded, the page gains the client's lag
+against it, the section audit lag --format html writes.
 
 -o FILE writes the output to FILE (atomically) instead of stdout. Text goes in
 colour only to a terminal, and never when NO_COLOR is set (--color always or
@@ -101,6 +104,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "slo", Usage: "an objective whose attainment each stage reports, e.g. 'TPOT<20ms', 'TTFT<=2s', 'OutputTokenThroughput>=30' (repeatable)"},
 			&cli.DurationFlag{Name: "min-window", Value: time.Duration(findings.DefaultThresholds.MinWindowSeconds * float64(time.Second)), Usage: "report a stable window shorter than this"},
 			&cli.IntFlag{Name: "min-window-requests", Value: findings.DefaultThresholds.MinWindowRequests, Usage: "report a stable window with fewer requests than this"},
+			&cli.StringFlag{Name: "lag-client", Usage: "with --format html, of a trace audit tap recorded: a section of the client's lag against it; the client's records as audit lag --client takes them (an AISBench work_dir or a trace)"},
 			framerFlag(),
 			traceFormatFlag("in-format"),
 			runMetaFlag(),
@@ -109,6 +113,13 @@ Examples:
 			o, err := reportOptionsFrom(cmd)
 			if err != nil {
 				return err
+			}
+			lagClient := cmd.String("lag-client")
+			if lagClient != "" && o.format != "html" {
+				return usagef("report: --lag-client goes with --format html (audit lag gives the lag as text and JSON)")
+			}
+			if lagClient != "" && cmd.Args().First() == "-" {
+				return usagef("report: --lag-client reads the trace a second time: name it as a file, not -")
 			}
 			p := newReplayProgress(e.stderr)
 			defer p.done()
@@ -121,6 +132,17 @@ Examples:
 			if b.whatIf != nil {
 				p.setPhase("what-if")
 				html.WhatIf, html.WhatIfNote = finalizeWhatIf(b.whatIf)
+			}
+			if lagClient != "" {
+				p.setPhase("lag")
+				wire := cmd.Args().First()
+				rep, err := compareLag(e, cmd, wire, lagClient, 0)
+				if err != nil {
+					return err
+				}
+				if html.Lag, err = rep.HTMLSection(lag.Sources{Wire: wire, Client: lagClient}); err != nil {
+					return err
+				}
 			}
 			p.done()
 			return writeReport(e, cmd, rep, o, html)

@@ -459,6 +459,21 @@ func TestLagAISBenchRuns(t *testing.T) {
 				t.Errorf("%s: html lacks %q", run, line)
 			}
 		}
+		// audit report's page of the wire holds the same section, linked.
+		report, stderr, code := runCLI(t, "", "report", "--format", "html", "--lag-client", dir+"/work_dir", dir+"/wire.arrows")
+		if code != 0 {
+			t.Fatalf("%s: report --lag-client exit %d: %s", run, code, stderr)
+		}
+		section := func(page string) string {
+			i := strings.Index(page, `<section id="client-lag">`)
+			if i < 0 {
+				return ""
+			}
+			return page[i : i+strings.Index(page[i:], "</section>")]
+		}
+		if sec := section(report); sec == "" || sec != section(page) || !strings.Contains(report, `href="#client-lag"`) {
+			t.Errorf("%s: audit report's client-lag section is not audit lag's, or not linked:\n%s", run, sec)
+		}
 	}
 	fast, slow := got[0], got[1]
 	if len(fast.Findings) != 0 || len(slow.Findings) != 1 || slow.Findings[0].Code != "client-lag" {
@@ -480,6 +495,9 @@ func TestLagErrors(t *testing.T) {
 		{[]string{"lag", "--wire", "testdata/tap/aisbench/fast/wire.arrows", "--client", "testdata/tap/aisbench/fast/work_dir", "--threshold", "0"}, 2, "--threshold"},
 		{[]string{"lag", "--wire", "nope.arrows", "--client", "testdata/tap/aisbench/fast/work_dir"}, 1, "nope.arrows"},
 		{[]string{"lag", "--wire", "testdata/tap/aisbench/fast/wire.arrows", "--client", "testdata/traces/basic.jsonl"}, 1, "no request"},
+		{[]string{"report", "--lag-client", "testdata/tap/aisbench/fast/work_dir", "testdata/tap/aisbench/fast/wire.arrows"}, 2, "--lag-client goes with --format html"},
+		{[]string{"report", "--format", "html", "--lag-client", "testdata/tap/aisbench/fast/work_dir", "-"}, 2, "not -"},
+		{[]string{"report", "--format", "html", "--lag-client", "testdata/traces/basic.jsonl", "testdata/tap/aisbench/fast/wire.arrows"}, 1, "no request"},
 		{[]string{"tap", "--upstream", "ftp://x", "-o", "x.arrows"}, 2, "upstream"},
 		{[]string{"tap", "--upstream", "http://127.0.0.1:1"}, 2, "missing -o"},
 	} {

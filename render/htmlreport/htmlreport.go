@@ -34,6 +34,9 @@ type Options struct {
 	// nil leaves the section out, saying WhatIfNote.
 	WhatIf     *whatif.Result
 	WhatIfNote string
+	// Lag is the client's lag against this trace, the wire (package lag's
+	// HTMLSection, escaped by it); empty leaves the section out.
+	Lag template.HTML
 }
 
 // Section and figure anchors, stable: findings and the what-if link to them.
@@ -45,6 +48,7 @@ const (
 	AnchorTimelines = "fig-timelines"
 	AnchorIntervals = "fig-intervals"
 	AnchorWhatIf    = "whatif"
+	AnchorLag       = "client-lag"
 	AnchorFindings  = "findings"
 )
 
@@ -73,7 +77,7 @@ var anchorNames = map[string]string{
 // {{anchor "InFlight"}}.
 var anchors = map[string]string{
 	"AISBench": AnchorAISBench, "SSEAudit": AnchorSSEAudit, "ITL": AnchorITL, "InFlight": AnchorInFlight,
-	"Timelines": AnchorTimelines, "Intervals": AnchorIntervals, "WhatIf": AnchorWhatIf, "Findings": AnchorFindings,
+	"Timelines": AnchorTimelines, "Intervals": AnchorIntervals, "WhatIf": AnchorWhatIf, "Lag": AnchorLag, "Findings": AnchorFindings,
 }
 
 func anchor(name string) (string, error) {
@@ -109,6 +113,7 @@ type pageView struct {
 	Intervals                          *intervalsView // nil: nothing to draw
 	WhatIf                             *whatIfView    // nil: WhatIfNote
 	WhatIfNote                         string
+	Lag                                template.HTML // "": no section
 	FindingList                        []findingView
 }
 
@@ -120,7 +125,7 @@ func Write(w io.Writer, rep *audit.Report, opt Options) error {
 		Findings: len(rep.Findings), C: "unknown",
 		AISBench: newAISBenchView(rep), SSE: newSSEView(rep),
 		InFlight: newInFlightView(rep), Timelines: newTimelinesView(rep), Intervals: newIntervalsView(rep),
-		WhatIf: newWhatIfView(opt.WhatIf), WhatIfNote: opt.WhatIfNote, FindingList: newFindingViews(rep),
+		WhatIf: newWhatIfView(opt.WhatIf), WhatIfNote: opt.WhatIfNote, Lag: opt.Lag, FindingList: newFindingViews(rep),
 	}
 	if opt.Title != "" {
 		v.Title += ": " + opt.Title
