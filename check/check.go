@@ -32,6 +32,9 @@ type Input struct {
 	// Details, when Records come from a raw trace, are the same run's
 	// AISBench details: every request on which they disagree is reported.
 	Details []record.Request
+	// DetailsPairs, when not nil, gives the request of Records each of
+	// Details is compared with (-1: none); nil compares them by position.
+	DetailsPairs []int
 	// Tolerance is CompareSources' tolerance in seconds; 0 means DefaultTolerance.
 	Tolerance float64
 	// Notes about how the records were read (a run cut short, dangling
@@ -205,7 +208,7 @@ func Run(in Input, opts Options) (*Result, error) {
 		if tol <= 0 {
 			tol = DefaultTolerance
 		}
-		res.Mismatches, res.ClockOffset = CompareSources(in.Records, in.Details, tol)
+		res.Mismatches, res.ClockOffset = ComparePaired(in.Records, in.Details, in.DetailsPairs, tol)
 	}
 	return res, nil
 }

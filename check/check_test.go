@@ -299,6 +299,39 @@ func TestCompareSources(t *testing.T) {
 	}
 }
 
+// TestComparePaired: with pairs, a details request no trace request
+// matches is a mismatch of its own, and the requests after it are still
+// compared with their own (a trace missing request B, and holding one no
+// details request matches).
+func TestComparePaired(t *testing.T) {
+	details := workedExample()
+	var tr []record.Request
+	pairs := make([]int, len(details))
+	for i, r := range details {
+		pairs[i] = -1
+		if r.ID == "B" {
+			continue
+		}
+		pairs[i] = len(tr)
+		tr = append(tr, r)
+	}
+	stray := details[0]
+	stray.ID = "Z"
+	tr = append(tr, stray)
+	ms, _ := ComparePaired(tr, details, pairs, DefaultTolerance)
+	var got []string
+	for _, m := range ms {
+		got = append(got, m.Field+"@"+m.DetailsID+"/"+m.TraceID)
+	}
+	if want := []string{"request@B/", "request@/Z"}; !slices.Equal(got, want) {
+		t.Errorf("mismatches %q, want %q", got, want)
+	}
+	// By position, everything after B would be compared with the wrong request.
+	if ms, _ := CompareSources(tr, details, DefaultTolerance); len(ms) <= 2 {
+		t.Errorf("by position: %v", ms)
+	}
+}
+
 func TestParseClaim(t *testing.T) {
 	good := []struct {
 		in      string

@@ -30,13 +30,30 @@ const DefaultTolerance = 0.001
 // offset is the median difference of t0 (trace minus details): the two
 // clocks' origins.
 func CompareSources(tr, details []record.Request, tol float64) (ms []Mismatch, offset float64) {
-	if len(tr) != len(details) {
+	return ComparePaired(tr, details, nil, tol)
+}
+
+// ComparePaired is CompareSources with the trace's request of each details
+// request given: pairs[i] indexes tr, or is -1 when no request of the trace
+// matches details request i (a mismatch of its own); nil pairs by position.
+func ComparePaired(tr, details []record.Request, pairs []int, tol float64) (ms []Mismatch, offset float64) {
+	if pairs == nil && len(tr) != len(details) {
 		ms = append(ms, Mismatch{Index: -1, Field: "requests", Trace: strconv.Itoa(len(tr)), Details: strconv.Itoa(len(details))})
 	}
 	n := min(len(tr), len(details))
+	if pairs != nil {
+		n = len(details)
+	}
 	var offs []float64
 	for i := 0; i < n; i++ {
-		a, b := tr[i], details[i]
+		j := i
+		if pairs != nil {
+			if j = pairs[i]; j < 0 {
+				ms = append(ms, Mismatch{Index: i, DetailsID: details[i].ID, Field: "request", Trace: "(none matches it)", Details: details[i].ID})
+				continue
+			}
+		}
+		a, b := tr[j], details[i]
 		add := func(field, x, y string) {
 			ms = append(ms, Mismatch{Index: i, TraceID: a.ID, DetailsID: b.ID, Field: field, Trace: x, Details: y})
 		}
@@ -66,6 +83,19 @@ func CompareSources(tr, details []record.Request, tol float64) (ms []Mismatch, o
 		}
 		if s, t := count(a.OutputTokens), count(b.OutputTokens); s != t {
 			add("output_tokens", s, t)
+		}
+	}
+	if pairs != nil {
+		paired := make([]bool, len(tr))
+		for _, j := range pairs {
+			if j >= 0 {
+				paired[j] = true
+			}
+		}
+		for j, ok := range paired {
+			if !ok {
+				ms = append(ms, Mismatch{Index: -1, TraceID: tr[j].ID, Field: "request", Trace: tr[j].ID, Details: "(none matches it)"})
+			}
 		}
 	}
 	if len(offs) > 0 {

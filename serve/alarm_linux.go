@@ -84,9 +84,15 @@ func (a *timerfdAlarm) arm(at time.Duration, waited bool) {
 		return
 	}
 	arm := at - a.early.by()
-	if arm <= a.now() && !waited {
-		a.armed.Store(-1)
-		return
+	if now := a.now(); arm <= now {
+		if !waited {
+			a.armed.Store(-1)
+			return
+		}
+		// Armed for a time past, the timerfd goes off at once: the wake's
+		// lateness counts from now, not from that time (else the margin
+		// would feed on itself).
+		arm = now
 	}
 	a.armed.Store(int64(arm))
 	v := unix.ItimerSpec{Value: unix.NsecToTimespec(a.mono0 + int64(arm))}

@@ -76,3 +76,32 @@ func TestTimerfdFailsWhileWaiting(t *testing.T) {
 		t.Error("the alarm did not fall back on Go's timers")
 	}
 }
+
+// TestEarlyMarginAfterAdvance: an advance to a time already past sets the
+// timerfd off at once; the wake's lateness counts from then, so the margin
+// stays about what the wakes really take, instead of feeding on itself up
+// to its cap.
+func TestEarlyMarginAfterAdvance(t *testing.T) {
+	a := newAlarm().(*timerfdAlarm)
+	a.open()
+	defer a.close()
+	if a.failed.Load() {
+		t.Skip("no timerfd")
+	}
+	var worst time.Duration
+	for range 200 {
+		a.set(a.now() + time.Second)
+		advanced := make(chan time.Duration, 1)
+		go func() {
+			time.Sleep(200 * time.Microsecond)
+			now := a.now()
+			a.advance(now)
+			advanced <- now
+		}()
+		a.wait()
+		worst = max(worst, a.now()-<-advanced)
+	}
+	if m := a.early.by(); m > worst {
+		t.Errorf("margin %v, more than the latest any wake was (%v)", m, worst)
+	}
+}

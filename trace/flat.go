@@ -162,6 +162,7 @@ type flatReader struct {
 	passes  FlatPasses
 	counted bool
 	ids     map[string]int // request index, in order of first appearance
+	keys    []string       // ids by index
 	counts  []int64        // rows of each request
 	// The pass under way (src not nil) holds the requests from base to
 	// admitEnd-1 not handed out yet, pending[i] request base+i; emitNext
@@ -414,10 +415,11 @@ func (fr *flatReader) countRows() error {
 			idx = len(fr.counts)
 			id = strings.Clone(id)
 			fr.ids[id] = idx
+			fr.keys = append(fr.keys, id)
 			fr.counts = append(fr.counts, 0)
 		}
 		fr.counts[idx]++
-		last, lastIdx = id, idx
+		last, lastIdx = fr.keys[idx], idx // id is the reader's until the next row
 		return nil
 	})
 }

@@ -199,7 +199,7 @@ func checkInput(e env, cmd *cli.Command) (*check.Input, error) {
 			in.Records, in.Details, in.CachedTokens, in.Source = recs, details, cached, tracePath
 			if src, _ := tr.Info().Meta.Get(trace.KeySource); src == tap.Source {
 				var order []int
-				if in.Lag, order, err = checkLag(e, cmd, tracePath, run); err != nil {
+				if in.Lag, order, in.DetailsPairs, err = checkLag(e, cmd, tracePath, run); err != nil {
 					return nil, err
 				}
 				in.LagSources = lag.Sources{Wire: tracePath, Client: run.Dir}
@@ -253,17 +253,18 @@ func checkInput(e env, cmd *cli.Command) (*check.Input, error) {
 
 // checkLag is the client's lag when --trace is audit tap's trace of the
 // run: the work_dir's time points against the wire's, as audit lag
-// compares them. order lists the trace's requests in the details' order
-// (those matched, then the rest).
-func checkLag(e env, cmd *cli.Command, wirePath string, run *aisbench.Run) (*lag.Report, []int, error) {
+// compares them. order lists the trace's requests: those matched in the
+// details' order, then the rest; pairs gives each details request's place
+// in order, -1 when none matched it.
+func checkLag(e env, cmd *cli.Command, wirePath string, run *aisbench.Run) (*lag.Report, []int, []int, error) {
 	wire, known, err := readWire(e, cmd, wirePath)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	client := lag.FromTimePoints(run.TraceRequests())
 	rep := lag.Compare(wire, client, lag.Options{Known: known})
 	if rep.Compared == 0 {
-		return nil, nil, fmt.Errorf("check: %s is audit tap's trace, but no request of %s that succeeded matches a successful one of it (%d and %d requests, %d matched): are they the same run?", wirePath, run.Dir, len(client), len(wire), rep.Matched)
+		return nil, nil, nil, fmt.Errorf("check: %s is audit tap's trace, but no request of %s that succeeded matches a successful one of it (%d and %d requests, %d matched): are they the same run?", wirePath, run.Dir, len(client), len(wire), rep.Matched)
 	}
 	wireOf := make([]int, len(client))
 	for i := range wireOf {
@@ -273,9 +274,14 @@ func checkLag(e env, cmd *cli.Command, wirePath string, run *aisbench.Run) (*lag
 	for _, p := range lag.Match(wire, client) {
 		wireOf[p.Client], placed[p.Wire] = p.Wire, true
 	}
+	// The matched wire requests in the details' order, then the others in
+	// the wire's; pairs[i] is the place in order of details request i's.
 	var order []int
-	for _, w := range wireOf {
+	pairs := make([]int, len(client))
+	for i, w := range wireOf {
+		pairs[i] = -1
 		if w >= 0 {
+			pairs[i] = len(order)
 			order = append(order, w)
 		}
 	}
@@ -284,7 +290,7 @@ func checkLag(e env, cmd *cli.Command, wirePath string, run *aisbench.Run) (*lag
 			order = append(order, w)
 		}
 	}
-	return rep, order, nil
+	return rep, order, pairs, nil
 }
 
 // inOrder is xs in the order of the indexes (nil stays nil).

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/sseaudit/sseaudit/trace"
@@ -144,4 +146,103 @@ func residentKiB(t *testing.T, start uintptr) int64 {
 	}
 	t.Fatalf("no mapping at %#x in /proc/self/smaps", start)
 	return 0
+}
+
+// flatTrace is 100 requests of 250 rows of 380 bytes in the flat layout,
+// one record batch, the rows interleaved (every request's k-th row, then
+// the (k+1)-th) or each request's together. The data column is the last:
+// a file cut short loses chunk bytes, not another column's values.
+func flatTrace(t *testing.T, interleaved bool) []byte {
+	chunk := bytes.Repeat([]byte("x"), 380)
+	var rows []flatRow
+	for a := range 250 {
+		for b := range 100 {
+			i, k := b, a
+			if !interleaved {
+				i, k = (a*100+b)/250, (a*100+b)%250 // a request's rows together
+			}
+			rows = append(rows, flatRow{fmt.Sprintf("r%04d", i), int64(i), i64(int64(i) + int64(k)), chunk})
+		}
+	}
+	schema := schemaWith(map[string]string{trace.KeySchemaVersion: "1"},
+		arrow.Field{Name: "request_id", Type: arrow.BinaryTypes.LargeString},
+		arrow.Field{Name: "t0_ns", Type: arrow.PrimitiveTypes.Int64},
+		arrow.Field{Name: "t_ns", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		arrow.Field{Name: "data", Type: arrow.BinaryTypes.LargeBinary, Nullable: true},
+	)
+	return writeRecords(t, false, schema, func(b *array.RecordBuilder) {
+		for _, r := range rows {
+			b.Field(0).(*array.LargeStringBuilder).Append(r.id)
+			b.Field(1).(*array.Int64Builder).Append(r.t0)
+			b.Field(2).(*array.Int64Builder).Append(*r.tNs)
+			b.Field(3).(*array.BinaryBuilder).Append(r.data)
+		}
+	})
+}
+
+// TestMappedFlatCut: a mapped flat file cut short while it is read ends in
+// an error, whether its requests' rows are together (streamed) or
+// interleaved (grouped: the grouper copies the chunk bytes out of the
+// mapping itself).
+func TestMappedFlatCut(t *testing.T) {
+	for _, interleaved := range []bool{false, true} {
+		t.Run(fmt.Sprintf("interleaved=%v", interleaved), func(t *testing.T) {
+			data := flatTrace(t, interleaved)
+			src := source(t, "cut.arrow", data)
+			r, err := formats[0].open(src, memory.NewGoAllocator())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if r.Info().Regrouped != interleaved {
+				t.Fatalf("regrouped %v, want %v", r.Info().Regrouped, interleaved)
+			}
+			if !r.Scan() {
+				t.Fatalf("no first request: %v", r.Err())
+			}
+			if err := os.Truncate(src.File.Name(), int64(len(data)*3/4)); err != nil {
+				t.Fatal(err)
+			}
+			n, sum := 1, 0
+			for r.Scan() {
+				n++
+				for _, c := range r.Request().Chunks {
+					for _, b := range c.Data {
+						sum += int(b)
+					}
+				}
+			}
+			if err := r.Err(); err == nil || !strings.Contains(err.Error(), "cut short") {
+				t.Fatalf("after %d requests (bytes summed to %d): got %v, want an error saying the file was cut short", n, sum, err)
+			}
+		})
+	}
+}
+
+// TestMappedFlatCopies: the requests of a mapped flat file hold copies of
+// their bytes, not the mapping's: they outlive the reader (a slice kept
+// past Close would fault on the unmapped pages).
+func TestMappedFlatCopies(t *testing.T) {
+	for _, interleaved := range []bool{false, true} {
+		data := flatTrace(t, interleaved)
+		r, err := formats[0].open(source(t, "copies.arrow", data), memory.NewGoAllocator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept [][]byte
+		for r.Scan() {
+			for _, c := range r.Request().Chunks {
+				kept = append(kept, c.Data)
+			}
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		for i, b := range kept {
+			if len(b) != 380 || b[0] != 'x' || b[379] != 'x' {
+				t.Fatalf("interleaved=%v: chunk %d after Close: %q", interleaved, i, b)
+			}
+		}
+	}
 }

@@ -336,13 +336,54 @@ func newReader(src trace.Source, format string, schema *arrow.Schema, open func(
 		return nil, err
 	}
 	if !contiguous {
-		return trace.NewGroupingFlatReader(passes, info, limits, closer), nil
+		r := trace.NewGroupingFlatReader(passes, info, limits, closer)
+		if pages != nil {
+			// The grouper copies the chunk bytes it keeps out of the
+			// mapping itself, outside flatRows.Next's guard.
+			r = &faultReader{Reader: r, file: src.Name}
+		}
+		return r, nil
 	}
-	rows, err := passes.Rows()
+	// Streamed requests get copies: one is valid until the next Scan only,
+	// but a copy is what the nested layout gives too, and a request's
+	// bytes never fault when the file is cut afterwards.
+	rows, err := passes.rows(false)
 	if err != nil {
 		return nil, err
 	}
 	return trace.NewFlatReader(rows, info, limits, closer), nil
+}
+
+// faultReader ends a read in an error naming the file when reading a
+// mapped page faults (the file was cut short meanwhile) in code outside
+// this package's guards; other panics go on.
+type faultReader struct {
+	trace.Reader
+	file string
+	err  error
+}
+
+func (r *faultReader) Scan() (ok bool) {
+	if r.err != nil {
+		return false
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			if _, fault := p.(interface{ Addr() uintptr }); !fault {
+				panic(p)
+			}
+			r.err, ok = corruptError(r.file, -1, panicError(p)), false
+		}
+	}()
+	return r.Reader.Scan()
+}
+
+func (r *faultReader) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.Reader.Err()
 }
 
 // flatPasses are the passes over a flat file: request_id alone, to find
@@ -353,7 +394,7 @@ type flatPasses struct {
 	m     *schemaMap
 	open  func() (batchSource, error)
 	pages *mapping
-	rows  *flatRows // the pass over the rows under way
+	pass  *flatRows // the pass over the rows under way
 }
 
 func (p *flatPasses) IDs(add func(id string) error) (err error) {
@@ -381,20 +422,26 @@ func (p *flatPasses) IDs(add func(id string) error) (err error) {
 	}
 }
 
-func (p *flatPasses) Rows() (trace.FlatRows, error) {
+// Rows is a pass for trace's grouping reader, which copies the chunk
+// bytes it keeps: they are handed out in place.
+func (p *flatPasses) Rows() (trace.FlatRows, error) { return p.rows(true) }
+
+// rows starts a pass over every row; with view, the chunk bytes are the
+// batch's, not copies.
+func (p *flatPasses) rows(view bool) (trace.FlatRows, error) {
 	p.close()
 	batches, err := p.open()
 	if err != nil {
 		return nil, err
 	}
-	p.rows = &flatRows{cur: &cursor{file: p.file, m: p.m, src: batches, batch: -1, pages: p.pages}, view: true}
-	return p.rows, nil
+	p.pass = &flatRows{cur: &cursor{file: p.file, m: p.m, src: batches, batch: -1, pages: p.pages}, view: view}
+	return p.pass, nil
 }
 
 func (p *flatPasses) close() {
-	if p.rows != nil {
-		p.rows.cur.close()
-		p.rows = nil
+	if p.pass != nil {
+		p.pass.cur.close()
+		p.pass = nil
 	}
 }
 
