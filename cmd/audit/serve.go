@@ -44,11 +44,11 @@ How precise: on Linux one pacer wakes on a timerfd for the next due write of
 every stream, armed early by how late its recent wakes were and waiting the rest
 on the clock, and a request arrives when its first byte reached the machine (the
 kernel's receive time). Measured on the wire (bench/serve-timing.sh, 2 cores,
-quiet, normal priority, client on the same machine), writes left a median of 20
-to 64 µs after their schedule (Go's timers: 0.8 to 0.9 ms), P99 0.4 to 0.5 ms
-at 1 and 16 streams and 1.9 ms at 64, where the server and the client share the
-2 cores; with the server at real-time priority (chrt -f 10) 14 µs, P99 0.15 ms
-at 64 streams.
+quiet, normal priority, client on the same machine), writes left a median of 16
+to 62 µs after their schedule (Go's timers: 0.8 to 0.9 ms), P99 0.5 to 0.7 ms at
+1 and 16 streams and 1.0 ms at 64, where the server and the client share the 2
+cores; with the server at real-time priority (chrt -f 10) 19 µs, P99 0.18 ms at
+64 streams.
 Elsewhere than Linux serve uses Go's timers. Figures: docs/performance.md.
 
 Arguments:
