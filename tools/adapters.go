@@ -62,28 +62,39 @@ var vllmRules = []ruleSwitch[vllm.Rules]{
 		set: func(r *vllm.Rules) { r.AISBenchDuration = true }},
 }
 
-type vllmVariant struct {
-	tool     Tool
-	api      vllm.API
-	framing  replay.Framer
+// variantFraming is a variant's framer: the tool's own, or AISBench's (its
+// Messages: the payloads AISBench's client parsed) when the framing rule
+// is switched.
+type variantFraming struct {
+	framer   replay.Framer
 	messages bool
-	client   *vllm.Client
-	calc     *vllm.Calc
+}
+
+func framedBy(own replay.Framer, aisFraming bool) variantFraming {
+	if aisFraming {
+		return variantFraming{framer: replay.AISBench, messages: true}
+	}
+	return variantFraming{framer: own}
+}
+
+func (f variantFraming) replay() replay.Options {
+	return replay.Options{Framer: f.framer, Messages: f.messages}
+}
+
+type vllmVariant struct {
+	tool Tool
+	api  vllm.API
+	variantFraming
+	client *vllm.Client
+	calc   *vllm.Calc
 }
 
 // newVLLM is vLLM under rules, framed by its own framer or AISBench's; a
 // lean one keeps only what the table's quantities need.
 func newVLLM(tool Tool, api string, rules vllm.Rules, aisFraming, lean bool) *vllmVariant {
-	v := &vllmVariant{tool: tool, api: vllm.API(api), framing: replay.VLLM,
+	v := &vllmVariant{tool: tool, api: vllm.API(api), variantFraming: framedBy(replay.VLLM, aisFraming),
 		client: &vllm.Client{API: vllm.API(api), Rules: rules}, calc: &vllm.Calc{Rules: rules, Lean: lean}}
-	if aisFraming {
-		v.framing, v.messages = replay.AISBench, true
-	}
 	return v
-}
-
-func (v *vllmVariant) replay() replay.Options {
-	return replay.Options{Framer: v.framing, Messages: v.messages}
 }
 
 func (v *vllmVariant) reads() string { return "vllm" }
@@ -142,27 +153,19 @@ var sglangRules = []ruleSwitch[sglang.Rules]{
 }
 
 type sglangVariant struct {
-	tool     Tool
-	api      sglang.API
-	framing  replay.Framer
-	messages bool
-	client   *sglang.Client
-	calc     *sglang.Calc
+	tool Tool
+	api  sglang.API
+	variantFraming
+	client *sglang.Client
+	calc   *sglang.Calc
 }
 
 // newSGLang is SGLang under rules, framed by its own framer or AISBench's;
 // a lean one keeps only what the table's quantities need.
 func newSGLang(tool Tool, api string, rules sglang.Rules, aisFraming, lean bool) *sglangVariant {
-	v := &sglangVariant{tool: tool, api: sglang.API(api), framing: replay.SGLang,
+	v := &sglangVariant{tool: tool, api: sglang.API(api), variantFraming: framedBy(replay.SGLang, aisFraming),
 		client: &sglang.Client{API: sglang.API(api), Rules: rules}, calc: &sglang.Calc{Rules: rules, Lean: lean}}
-	if aisFraming {
-		v.framing, v.messages = replay.AISBench, true
-	}
 	return v
-}
-
-func (v *sglangVariant) replay() replay.Options {
-	return replay.Options{Framer: v.framing, Messages: v.messages}
 }
 
 func (v *sglangVariant) reads() string { return "sglang" }

@@ -27,25 +27,17 @@ var aiperfRules = []ruleSwitch[aiperf.Rules]{
 }
 
 type aiperfVariant struct {
-	tool     Tool
-	framing  replay.Framer
-	messages bool
-	client   *aiperf.Client
-	calc     *aiperf.Calc
+	tool Tool
+	variantFraming
+	client *aiperf.Client
+	calc   *aiperf.Calc
 }
 
 // newAIPerf is AIPerf under rules, framed by its own framer or AISBench's.
 func newAIPerf(tool Tool, rules aiperf.Rules, aisFraming bool) *aiperfVariant {
-	v := &aiperfVariant{tool: tool, framing: replay.AIPerf,
+	v := &aiperfVariant{tool: tool, variantFraming: framedBy(replay.AIPerf, aisFraming),
 		client: &aiperf.Client{Rules: rules}, calc: &aiperf.Calc{Rules: rules}}
-	if aisFraming {
-		v.framing, v.messages = replay.AISBench, true
-	}
 	return v
-}
-
-func (v *aiperfVariant) replay() replay.Options {
-	return replay.Options{Framer: v.framing, Messages: v.messages}
 }
 
 func (v *aiperfVariant) reads() string { return "aiperf" }

@@ -25,26 +25,18 @@ var evalscopeRules = []ruleSwitch[evalscope.Rules]{
 }
 
 type evalscopeVariant struct {
-	tool     Tool
-	framing  replay.Framer
-	messages bool
-	client   *evalscope.Client
-	calc     *evalscope.Calc
+	tool Tool
+	variantFraming
+	client *evalscope.Client
+	calc   *evalscope.Calc
 }
 
 // newEvalScope is EvalScope under rules, framed by its own framer or
 // AISBench's.
 func newEvalScope(tool Tool, rules evalscope.Rules, aisFraming bool) *evalscopeVariant {
-	v := &evalscopeVariant{tool: tool, framing: replay.EvalScope,
+	v := &evalscopeVariant{tool: tool, variantFraming: framedBy(replay.EvalScope, aisFraming),
 		client: &evalscope.Client{Rules: rules}, calc: &evalscope.Calc{Rules: rules}}
-	if aisFraming {
-		v.framing, v.messages = replay.AISBench, true
-	}
 	return v
-}
-
-func (v *evalscopeVariant) replay() replay.Options {
-	return replay.Options{Framer: v.framing, Messages: v.messages}
 }
 
 func (v *evalscopeVariant) reads() string { return "evalscope" }

@@ -28,27 +28,19 @@ var genaiperfRules = []ruleSwitch[genaiperf.Rules]{
 }
 
 type genaiperfVariant struct {
-	tool     Tool
-	framing  replay.Framer
-	messages bool
-	client   *genaiperf.Client
-	calc     *genaiperf.Calc
+	tool Tool
+	variantFraming
+	client *genaiperf.Client
+	calc   *genaiperf.Calc
 }
 
 // newGenAIPerf is GenAI-Perf under rules, framed by perf_analyzer's client
 // or AISBench's framer.
 func newGenAIPerf(tool Tool, api string, rules genaiperf.Rules, aisFraming bool) *genaiperfVariant {
 	rules.Events = aisFraming
-	v := &genaiperfVariant{tool: tool, framing: replay.GenAIPerf,
+	v := &genaiperfVariant{tool: tool, variantFraming: framedBy(replay.GenAIPerf, aisFraming),
 		client: &genaiperf.Client{API: genaiperf.API(api), Rules: rules}, calc: &genaiperf.Calc{Rules: rules}}
-	if aisFraming {
-		v.framing, v.messages = replay.AISBench, true
-	}
 	return v
-}
-
-func (v *genaiperfVariant) replay() replay.Options {
-	return replay.Options{Framer: v.framing, Messages: v.messages}
 }
 
 func (v *genaiperfVariant) reads() string { return "" }

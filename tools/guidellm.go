@@ -34,27 +34,19 @@ var guidellmRules = []ruleSwitch[guidellm.Rules]{
 }
 
 type guidellmVariant struct {
-	tool     Tool
-	api      guidellm.API
-	framing  replay.Framer
-	messages bool
-	rules    guidellm.Rules
-	calc     *guidellm.Calc
+	tool Tool
+	api  guidellm.API
+	variantFraming
+	rules guidellm.Rules
+	calc  *guidellm.Calc
 }
 
 // newGuideLLM is guidellm under rules, framed by httpx's lines or
 // AISBench's framer (the payloads its client parsed).
 func newGuideLLM(tool Tool, api string, rules guidellm.Rules, aisFraming bool) *guidellmVariant {
-	v := &guidellmVariant{tool: tool, api: guidellm.API(api), framing: replay.GuideLLM, rules: rules,
+	v := &guidellmVariant{tool: tool, api: guidellm.API(api), variantFraming: framedBy(replay.GuideLLM, aisFraming), rules: rules,
 		calc: &guidellm.Calc{Rules: rules}}
-	if aisFraming {
-		v.framing, v.messages = replay.AISBench, true
-	}
 	return v
-}
-
-func (v *guidellmVariant) replay() replay.Options {
-	return replay.Options{Framer: v.framing, Messages: v.messages}
 }
 
 func (v *guidellmVariant) reads() string { return "guidellm" }
