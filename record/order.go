@@ -14,7 +14,8 @@ import (
 // With GOMAXPROCS 1 it runs in the calling goroutine, one request at a time.
 // The output is the same either way: work must depend on its request only.
 // Work must not keep any part of its request once it has returned: the
-// request's memory then holds a later request.
+// request's memory then holds a later request; unless r is a
+// trace.MemoryReader, whose requests are handed to work as they are.
 func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, error), fn func(T) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	if workers == 1 {
@@ -31,8 +32,10 @@ func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, e
 		return r.Err()
 	}
 
+	_, inMemory := r.(trace.MemoryReader)
 	type job struct {
-		req  *requestCopy
+		in   *trace.Request
+		req  *requestCopy // in's copy, unless r holds its requests
 		v    T
 		err  error
 		done chan struct{}
@@ -50,14 +53,17 @@ func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, e
 		defer close(jobs)
 		defer close(order)
 		for r.Scan() {
-			var c *requestCopy
-			select {
-			case c = <-free:
-			default:
-				c = new(requestCopy)
+			j := &job{in: r.Request(), done: make(chan struct{})}
+			if !inMemory {
+				var c *requestCopy
+				select {
+				case c = <-free:
+				default:
+					c = new(requestCopy)
+				}
+				c.copyFrom(j.in)
+				j.in, j.req = &c.req, c
 			}
-			c.copyFrom(r.Request())
-			j := &job{req: c, done: make(chan struct{})}
 			select {
 			case order <- j:
 			case <-stop:
@@ -72,8 +78,9 @@ func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, e
 			defer wg.Done()
 			work := newWork()
 			for j := range jobs {
-				j.v, j.err = work(&j.req.req)
-				if cap(j.req.body) <= maxReusedBody {
+				j.v, j.err = work(j.in)
+				j.in = nil
+				if j.req != nil && cap(j.req.body) <= maxReusedBody {
 					select {
 					case free <- j.req:
 					default: // not expected: free has room for every copy

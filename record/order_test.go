@@ -167,3 +167,82 @@ func deref(r trace.Request) []any {
 	return []any{r.RequestID, r.T0Ns, val(r.EndNs), val(r.HTTPStatus), val(r.Error), val(r.InputTokens), val(r.OutputTokens),
 		r.Chunks, r.TimePointsS, r.Extra}
 }
+
+// memReader holds its requests: a trace.MemoryReader.
+type memReader struct {
+	reqs []trace.Request
+	i    int
+}
+
+func (m *memReader) Scan() bool              { m.i++; return m.i <= len(m.reqs) }
+func (m *memReader) Request() *trace.Request { return &m.reqs[m.i-1] }
+func (m *memReader) Err() error              { return nil }
+func (m *memReader) Info() trace.Info        { return trace.Info{Path: "mem"} }
+func (m *memReader) Close() error            { return nil }
+func (m *memReader) Len() int                { return len(m.reqs) }
+func (m *memReader) InMemory()               {}
+
+// copyReader hands out each request in one reused buffer, as file readers
+// do; it is not a MemoryReader.
+type copyReader struct {
+	m   *memReader
+	buf trace.Request
+	tp  []float64
+}
+
+func (c *copyReader) Scan() bool       { return c.m.Scan() }
+func (c *copyReader) Err() error       { return nil }
+func (c *copyReader) Info() trace.Info { return c.m.Info() }
+func (c *copyReader) Close() error     { return nil }
+func (c *copyReader) Request() *trace.Request {
+	c.buf = *c.m.Request()
+	c.tp = append(c.tp[:0], c.buf.TimePointsS...)
+	c.buf.TimePointsS = c.tp
+	return &c.buf
+}
+
+// TestMemoryReaderShares: the records of a MemoryReader's time-point
+// requests share its arrays (no copy), are the records a reader that
+// reuses its buffer gives, and do not change when an append to one of them
+// follows.
+func TestMemoryReaderShares(t *testing.T) {
+	var reqs []trace.Request
+	for i := range 500 {
+		tp := make([]float64, 2+i%7, 16)
+		for j := range tp {
+			tp[j] = float64(i) + float64(j)/8
+		}
+		reqs = append(reqs, trace.Request{RequestID: fmt.Sprint(i), T0Ns: int64(i) * 1e9, TimePointsS: tp})
+	}
+	for _, procs := range []int{1, 2, 8} {
+		t.Run(fmt.Sprint(procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			shared, err := Records(&memReader{reqs: reqs}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			copied, err := Records(&copyReader{m: &memReader{reqs: reqs}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(shared) != len(reqs) || len(copied) != len(reqs) {
+				t.Fatalf("%d and %d records of %d", len(shared), len(copied), len(reqs))
+			}
+			for i := range reqs {
+				s, c := shared[i].TimePoints, copied[i].TimePoints
+				if &s[0] != &reqs[i].TimePointsS[0] {
+					t.Fatalf("request %d: time points copied from a MemoryReader", i)
+				}
+				if &c[0] == &reqs[i].TimePointsS[0] {
+					t.Fatalf("request %d: time points shared from a reader that reuses its buffer", i)
+				}
+				if fmt.Sprint(shared[i]) != fmt.Sprint(copied[i]) {
+					t.Fatalf("request %d: %v shared, %v copied", i, shared[i], copied[i])
+				}
+				if cap(s) != len(s) {
+					t.Fatalf("request %d: shared time points of capacity %d > length %d: an append would write into the reader's array", i, cap(s), len(s))
+				}
+			}
+		})
+	}
+}

@@ -38,12 +38,16 @@ type Replayed struct {
 // with the trace's path and the request), fn's own, then r.Err(). Neither
 // fn nor anything it keeps may hold on to the *Replayed past its call.
 func Each(r trace.Reader, opts Options, fn func(*Replayed) error) error {
-	return mapOrdered(r, newWork(r.Info().Path, opts), fn)
+	_, inMemory := r.(trace.MemoryReader)
+	return mapOrdered(r, newWork(r.Info().Path, opts, inMemory), fn)
 }
 
 // Records is Each gathered: every request's record, in trace order.
 func Records(r trace.Reader, opts Options) ([]Request, error) {
 	var out []Request
+	if m, ok := r.(trace.MemoryReader); ok {
+		out = make([]Request, 0, m.Len())
+	}
 	err := Each(r, opts, func(rr *Replayed) error {
 		out = append(out, rr.Record)
 		return nil
@@ -56,11 +60,11 @@ func Records(r trace.Reader, opts Options) ([]Request, error) {
 // too (sharing one memo, so that each payload both framers cut alike is
 // parsed once) unless the body holds nothing the two framers cut
 // differently.
-func newWork(path string, opts Options) func() func(*trace.Request) (*Replayed, error) {
+func newWork(path string, opts Options, inMemory bool) func() func(*trace.Request) (*Replayed, error) {
 	return func() func(*trace.Request) (*Replayed, error) {
 		var rp, spec replay.Replayer
 		var memo replay.VerdictMemo
-		ropts := replay.Options{Framer: opts.Framer, MaxEventBytes: opts.MaxEventBytes}
+		ropts := replay.Options{Framer: opts.Framer, MaxEventBytes: opts.MaxEventBytes, ShareTimePoints: inMemory}
 		sopts := replay.Options{Framer: replay.SSE, MaxEventBytes: opts.MaxEventBytes}
 		withSpec := opts.Spec && opts.Framer != replay.SSE
 		if withSpec {

@@ -221,6 +221,10 @@ type Options struct {
 	// remembers the others: share one between the replays of the same
 	// request with both framers (and Reset it between requests).
 	Memo *VerdictMemo
+	// ShareTimePoints: the request's TimePointsS outlive the Result and
+	// never change (a trace.MemoryReader's), so a request replayed from its
+	// time points shares them instead of copying them.
+	ShareTimePoints bool
 }
 
 // DefaultMaxEventBytes is the largest event payload Replay classifies unless
@@ -295,7 +299,7 @@ func (r *Replayer) Replay(req *trace.Request, opt Options) (*Result, error) {
 	}
 
 	if req.TimePointsOnly() {
-		replayTimePoints(req, res)
+		replayTimePoints(req, res, opt.ShareTimePoints)
 		return res, nil
 	}
 
@@ -411,8 +415,12 @@ func (c *chunkClock) at(off int64) int64 {
 }
 
 // replayTimePoints handles a trace made from recorded time points.
-func replayTimePoints(req *trace.Request, res *Result) {
-	res.TimePointsS = append([]float64{}, req.TimePointsS...)
+func replayTimePoints(req *trace.Request, res *Result, share bool) {
+	if share && req.TimePointsS != nil {
+		res.TimePointsS = slices.Clip(req.TimePointsS)
+	} else {
+		res.TimePointsS = append([]float64{}, req.TimePointsS...)
+	}
 	res.Success = true
 	switch {
 	case req.Error != nil:

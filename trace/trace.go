@@ -232,6 +232,16 @@ type Reader interface {
 	Close() error
 }
 
+// MemoryReader is a Reader over requests already in memory: each request,
+// and everything it points to, stays valid and unchanged after the next
+// Scan for as long as the reader is referenced, so a consumer may keep it
+// without copying it. Len is the number of requests.
+type MemoryReader interface {
+	Reader
+	Len() int
+	InMemory()
+}
+
 // WriteOptions are what a writer needs before its first request.
 type WriteOptions struct {
 	Meta   Meta

@@ -313,7 +313,8 @@ func detailsSource(run *aisbench.Run) string {
 }
 
 // sliceReader serves a run's requests as a trace.Reader, so that they go
-// through the same replay as an imported trace.
+// through the same replay as an imported trace; they are in memory, so the
+// replay shares their time points instead of copying them.
 type sliceReader struct {
 	reqs []trace.Request
 	i    int
@@ -332,12 +333,17 @@ func (s *sliceReader) Request() *trace.Request { return &s.reqs[s.i] }
 func (s *sliceReader) Err() error              { return nil }
 func (s *sliceReader) Info() trace.Info        { return s.info }
 func (s *sliceReader) Close() error            { return nil }
+func (s *sliceReader) Len() int                { return len(s.reqs) }
+func (s *sliceReader) InMemory()               {}
 
 // replayRecords replays every request into the record AISBench's summarizer
 // sees; cached, when not nil, receives each request's cached prompt tokens
 // (of its last usage, AISBench's rule).
 func replayRecords(r trace.Reader, opts record.Options, cached *[]*int64) ([]record.Request, error) {
 	var recs []record.Request
+	if m, ok := r.(trace.MemoryReader); ok {
+		recs = make([]record.Request, 0, m.Len())
+	}
 	sawCached := false
 	opts.KeepReplay = cached != nil
 	err := record.Each(r, opts, func(rr *record.Replayed) error {

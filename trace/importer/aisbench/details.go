@@ -1,0 +1,170 @@
+package aisbench
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/valyala/fastjson"
+)
+
+// detailsRecord is the part of a details line the summarizer uses, each
+// member as its JSON text (nil when absent).
+type detailsRecord struct {
+	DataAbbr, ID, UUID, Success, ErrorInfo, TimePoints, InputTokens, OutputTokens, DBName json.RawMessage
+}
+
+// member is where a top-level key of a details line goes.
+func (d *detailsRecord) member(key string) *json.RawMessage {
+	switch key {
+	case "data_abbr":
+		return &d.DataAbbr
+	case "id":
+		return &d.ID
+	case "uuid":
+		return &d.UUID
+	case "success":
+		return &d.Success
+	case "error_info":
+		return &d.ErrorInfo
+	case "time_points":
+		return &d.TimePoints
+	case "input_tokens":
+		return &d.InputTokens
+	case "output_tokens":
+		return &d.OutputTokens
+	case "db_name":
+		return &d.DBName
+	}
+	return nil
+}
+
+// maxFastBrackets bounds the brackets of a line read by the fast path:
+// fastjson's validator recurses once a level, so a line of a million '['
+// would exhaust the stack; encoding/json, which stops at 10,000 levels,
+// reads such a line.
+const maxFastBrackets = 4096
+
+// decodeDetails reads one details line as Python's json.loads does for the
+// summarizer: keys match exactly and a repeated key's last value wins. A line
+// that fastjson validates is cut into its top-level members in place, so the
+// prompt, most of the line, is scanned once and never decoded (this was half
+// of `audit check`'s time with encoding/json); any other line goes through
+// encoding/json, for its error.
+func decodeDetails(b []byte) (detailsRecord, error) {
+	var d detailsRecord
+	if bytes.Count(b, []byte("{"))+bytes.Count(b, []byte("[")) <= maxFastBrackets && fastjson.ValidateBytes(b) == nil {
+		if eachMember(b, func(key, val []byte) {
+			if p := d.member(memberName(key)); p != nil {
+				*p = val
+			}
+		}) {
+			return d, nil
+		}
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return d, err
+	}
+	if m == nil {
+		return d, nil // the line is null: no members
+	}
+	for k, v := range m {
+		if p := d.member(k); p != nil {
+			*p = v
+		}
+	}
+	return d, nil
+}
+
+// memberName is a key's text without its quotes, decoded when it has
+// escapes.
+func memberName(key []byte) string {
+	if bytes.IndexByte(key, '\\') < 0 {
+		return string(key[1 : len(key)-1])
+	}
+	var s string
+	if json.Unmarshal(key, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// eachMember calls fn with every top-level key (quoted) and value (its
+// text) of b, a valid JSON document, in order; false when b is not an
+// object.
+func eachMember(b []byte, fn func(key, val []byte)) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if b[i] == '}' {
+		return true
+	}
+	for {
+		end := stringEnd(b, i)
+		key := b[i:end]
+		i = skipSpace(b, end)
+		i = skipSpace(b, i+1) // the ':'
+		end = valueEnd(b, i)
+		fn(key, b[i:end])
+		i = skipSpace(b, end)
+		if b[i] == '}' {
+			return true
+		}
+		i = skipSpace(b, i+1) // the ','
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd is the index just past the string that starts at b[i] == '"'.
+func stringEnd(b []byte, i int) int {
+	j := i + 1
+	for {
+		q := j + bytes.IndexByte(b[j:], '"')
+		n := 0
+		for p := q - 1; b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+// valueEnd is the index just past the value that starts at b[i].
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; ; {
+			switch b[j] {
+			case '"':
+				j = stringEnd(b, j)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+			j++
+		}
+	}
+	j := i
+	for j < len(b) && !bytes.ContainsRune([]byte(",}] \t\n\r"), rune(b[j])) {
+		j++
+	}
+	return j
+}
