@@ -348,11 +348,28 @@ func jsonString(raw json.RawMessage) (string, bool) {
 	if isNull(raw) {
 		return "", true
 	}
+	if plainString(raw) {
+		return string(raw[1 : len(raw)-1]), true // most are: no decoding needed
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// plainString reports whether raw is a JSON string with no escape, control
+// byte or non-ASCII byte: its text is its value.
+func plainString(raw []byte) bool {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // tokenCount decodes input_tokens/output_tokens: an integer, or null.
@@ -517,13 +534,13 @@ func (run *Run) parseRecord(file string, line int, b []byte) (Record, bool, erro
 		return bad("output_tokens %v", err)
 	}
 	if !isNull(d.TimePoints) {
-		var ref map[string]json.RawMessage
-		if err := json.Unmarshal(d.TimePoints, &ref); err != nil || len(ref) != 1 || ref["__db_ref__"] == nil {
+		ref, ok := dbRef(d.TimePoints)
+		if !ok {
 			return bad("time_points %.80s: want {\"__db_ref__\": ROW} or null", d.TimePoints)
 		}
-		v, err := strconv.ParseInt(string(ref["__db_ref__"]), 10, 64)
+		v, err := strconv.ParseInt(string(ref), 10, 64)
 		if err != nil {
-			return bad("time_points.__db_ref__ %s: want an integer row id", ref["__db_ref__"])
+			return bad("time_points.__db_ref__ %s: want an integer row id", ref)
 		}
 		rec.DBRef, rec.HasRef = v, true
 	}

@@ -389,7 +389,13 @@ func FuzzDecodeTimePoints(f *testing.F) {
 			t.Fatalf("decoded, but npyio refuses the header: %v", err)
 		}
 		var ref []float64
-		if err := r.Read(&ref); err != nil && len(tp) > 0 {
+		// A header is a Python literal: numpy takes a descr in double
+		// quotes, and so does the decoder; npyio's Read does not.
+		err = r.Read(&ref)
+		if err != nil && strings.Contains(err.Error(), "invalid string literal") {
+			return
+		}
+		if err != nil && len(tp) > 0 {
 			t.Fatalf("decoded %d values, npyio reads none: %v", len(tp), err)
 		}
 		if len(ref) != len(tp) {

@@ -14,8 +14,8 @@ type detailsRecord struct {
 }
 
 // member is where a top-level key of a details line goes.
-func (d *detailsRecord) member(key string) *json.RawMessage {
-	switch key {
+func (d *detailsRecord) member(key []byte) *json.RawMessage {
+	switch string(key) {
 	case "data_abbr":
 		return &d.DataAbbr
 	case "id":
@@ -69,7 +69,7 @@ func decodeDetails(b []byte) (detailsRecord, error) {
 		return d, nil // the line is null: no members
 	}
 	for k, v := range m {
-		if p := d.member(k); p != nil {
+		if p := d.member([]byte(k)); p != nil {
 			*p = v
 		}
 	}
@@ -78,15 +78,33 @@ func decodeDetails(b []byte) (detailsRecord, error) {
 
 // memberName is a key's text without its quotes, decoded when it has
 // escapes.
-func memberName(key []byte) string {
+func memberName(key []byte) []byte {
 	if bytes.IndexByte(key, '\\') < 0 {
-		return string(key[1 : len(key)-1])
+		return key[1 : len(key)-1]
 	}
 	var s string
 	if json.Unmarshal(key, &s) != nil {
-		return ""
+		return nil
 	}
-	return s
+	return []byte(s)
+}
+
+// dbRef is the value of time_points = {"__db_ref__": ROW}, a valid JSON
+// value: false unless it is an object whose only key is __db_ref__ (a
+// repeat's last value wins).
+func dbRef(raw []byte) (json.RawMessage, bool) {
+	var ref json.RawMessage
+	other := false
+	if !eachMember(raw, func(key, val []byte) {
+		if string(memberName(key)) == "__db_ref__" {
+			ref = val
+		} else {
+			other = true
+		}
+	}) {
+		return nil, false
+	}
+	return ref, ref != nil && !other
 }
 
 // eachMember calls fn with every top-level key (quoted) and value (its

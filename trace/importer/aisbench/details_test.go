@@ -40,7 +40,7 @@ func FuzzDecodeDetails(f *testing.F) {
 		}
 		var want detailsRecord
 		for k, v := range m {
-			if p := want.member(k); p != nil {
+			if p := want.member([]byte(k)); p != nil {
 				*p = v
 			}
 		}
@@ -70,5 +70,38 @@ func TestDecodeDetailsLastKey(t *testing.T) {
 	}
 	if string(d.Success) != "false" || string(d.ID) != `"two"` {
 		t.Errorf("success %s, id %s: want false and \"two\"", d.Success, d.ID)
+	}
+}
+
+// FuzzDBRef: dbRef reads time_points as a map decoded by encoding/json
+// does: one key, __db_ref__, its last value.
+func FuzzDBRef(f *testing.F) {
+	for _, s := range []string{`{"__db_ref__": 1}`, `{"__db_ref__": 1, "__db_ref__": "x"}`, `{"\u005f_db_ref__": 2}`,
+		`{"__db_ref__": 1, "a": 2}`, `{}`, `[1]`, `null`, `{"__db_ref__": {"a": [1]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) != nil {
+			return // dbRef is only handed valid JSON values
+		}
+		got, ok := dbRef(b)
+		want, wantOK := m["__db_ref__"], len(m) == 1 && m["__db_ref__"] != nil
+		if ok != wantOK || (ok && !bytes.Equal(got, want)) {
+			t.Errorf("%q: %q %v, encoding/json's %q %v", b, got, ok, want, wantOK)
+		}
+	})
+}
+
+// TestPlainString: a JSON string is taken as it is only when decoding
+// would not change it.
+func TestPlainString(t *testing.T) {
+	for _, s := range []string{`"abc"`, `""`, `"a\"b"`, `"a\\b"`, `"\u00e9"`, `"é"`, "\"a\tb\"", `"x`} {
+		var want string
+		wantOK := json.Unmarshal([]byte(s), &want) == nil
+		got, ok := jsonString([]byte(s))
+		if ok != wantOK || got != want {
+			t.Errorf("%s: %q %v, encoding/json's %q %v", s, got, ok, want, wantOK)
+		}
 	}
 }

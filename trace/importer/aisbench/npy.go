@@ -73,6 +73,9 @@ func decodeTimePoints(blob []byte) (tp []float64, err error) {
 	if err != nil {
 		return nil, fmt.Errorf(".npy shape %q: %v", m[0], err)
 	}
+	if canonicalF8(hdr) {
+		return decodeF8(blob[start+hdrLen:], want, binary.LittleEndian)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			tp, err = nil, fmt.Errorf("malformed .npy header: %v", p)
@@ -93,20 +96,41 @@ func decodeTimePoints(blob []byte) (tp []float64, err error) {
 	if n != want {
 		return nil, fmt.Errorf(".npy shape %q read as %d values", m[0], n)
 	}
-	if data := len(blob) - start - hdrLen; n < 0 || data != 8*n {
-		return nil, fmt.Errorf(".npy array of %d float64 values needs %d data bytes, the blob has %d", n, 8*n, data)
-	}
-	if n == 0 {
-		return []float64{}, nil
-	}
-	// npyio read the header; the data, checked above to be n float64s,
-	// is decoded here: npyio's reflective Read took half the import.
 	var order binary.ByteOrder = binary.LittleEndian
 	if strings.Trim(h.Type, "'\"") == ">f8" {
 		order = binary.BigEndian
 	}
-	data := blob[start+hdrLen:]
-	tp = make([]float64, n)
+	return decodeF8(blob[start+hdrLen:], n, order)
+}
+
+// canonicalF8 reports whether hdr is the header np.save writes for a 1-D
+// little-endian float64 array, byte for byte: one that needs no parser
+// (npyio's took a fifth of a work_dir's import).
+func canonicalF8(hdr []byte) bool {
+	rest, ok := bytes.CutPrefix(hdr, []byte("{'descr': '<f8', 'fortran_order': False, 'shape': ("))
+	if !ok {
+		return false
+	}
+	digits := 0
+	for digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' {
+		digits++
+	}
+	rest, ok = bytes.CutPrefix(rest[digits:], []byte(",), }"))
+	if digits == 0 || !ok || len(rest) == 0 || rest[len(rest)-1] != '\n' {
+		return false
+	}
+	return len(bytes.TrimLeft(rest[:len(rest)-1], " ")) == 0
+}
+
+// decodeF8 is n float64 values, the whole of data.
+func decodeF8(data []byte, n int, order binary.ByteOrder) ([]float64, error) {
+	if n < 0 || len(data) != 8*n {
+		return nil, fmt.Errorf(".npy array of %d float64 values needs %d data bytes, the blob has %d", n, 8*n, len(data))
+	}
+	if n == 0 {
+		return []float64{}, nil
+	}
+	tp := make([]float64, n)
 	for i := range tp {
 		tp[i] = math.Float64frombits(order.Uint64(data[8*i:]))
 	}
