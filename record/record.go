@@ -8,7 +8,7 @@ import (
 type Request struct {
 	ID           string
 	Success      bool
-	TimePoints   []float64 // seconds, t0 first (AISBench's time_points)
+	TimePoints   []float64 // seconds, t0 first (AISBench's time_points); never changed once made, so it may be shared
 	InputTokens  *int64    // nil = unknown
 	OutputTokens *int64    // nil = unknown
 	// Events are the recorded events behind TimePoints[1:], one each; nil

@@ -26,6 +26,9 @@ import (
 type Store interface {
 	// Add keeps a request's time points (copied) and returns where they are.
 	Add(timePoints []float64) Ref
+	// Keep is Add for time points the caller gives up: they never change
+	// again, so the store may keep them as they are instead of a copy.
+	Keep(timePoints []float64) Ref
 	// Points is the number of time points of ref.
 	Points(ref Ref) int
 	// TimePoints decodes ref's time points into buf's memory (reused).
@@ -50,8 +53,10 @@ type Heap struct {
 // NewHeap returns an empty Heap store.
 func NewHeap() *Heap { return &Heap{} }
 
-func (h *Heap) Add(tp []float64) Ref {
-	h.points = append(h.points, slices.Clone(tp))
+func (h *Heap) Add(tp []float64) Ref { return h.Keep(slices.Clone(tp)) }
+
+func (h *Heap) Keep(tp []float64) Ref {
+	h.points = append(h.points, slices.Clip(tp))
 	return Ref(len(h.points) - 1)
 }
 
