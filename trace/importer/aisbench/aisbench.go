@@ -140,6 +140,8 @@ type Run struct {
 	Records        []Record
 	// Notes say what the reader did that a reader of the numbers should know.
 	Notes []string
+
+	prefetch *prefetch // the first database, read while the details are
 }
 
 // Load finds and reads the run in dir: a performances/<model> folder, or a
@@ -149,6 +151,7 @@ func Load(dir string, opts Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer run.stopPrefetch()
 	if err := run.readRecords(opts); err != nil {
 		return nil, err
 	}
@@ -417,6 +420,9 @@ func (run *Run) readRecords(opts Options) error {
 				noDB++ // AISBench skips records without db_name
 				return nil
 			}
+			if run.prefetch == nil {
+				run.startPrefetch(rec.DBName)
+			}
 			g, ok := groups[rec.DBName]
 			if !ok {
 				g = len(byGroup)
@@ -596,7 +602,7 @@ func (run *Run) readDatabases(opts Options) error {
 				Msg: fmt.Sprintf("database %s is missing (looked in db_data/ and tmp/)", name), Err: os.ErrNotExist}
 		}
 		m := refs[name]
-		err := run.eachBlob(path, func(id int64, blob []byte) error {
+		place := func(id int64, tp []float64, err error) error {
 			rf, ok := m[id]
 			if !ok {
 				unreferenced++
@@ -604,7 +610,6 @@ func (run *Run) readDatabases(opts Options) error {
 			}
 			r := &run.Records[rf.rec]
 			rf.used = true
-			tp, err := decodeTimePoints(blob)
 			if err != nil {
 				return &Error{File: path, Record: r.RequestID, Msg: fmt.Sprintf("numpy_store row %d (record at %s line %d): not a float64 array as np.save writes it", id, filepath.Base(r.File), r.Line), Err: err}
 			}
@@ -616,7 +621,32 @@ func (run *Run) readDatabases(opts Options) error {
 			}
 			r.TimePoints = tp
 			return nil
-		})
+		}
+		var note string
+		var err error
+		if pf := run.prefetched(name, path); pf != nil {
+			note = pf.note
+			for _, row := range pf.rows {
+				if err = place(row.id, row.tp, row.err); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				err = pf.err
+			}
+		} else {
+			note, err = run.eachBlob(path, func(id int64, blob []byte) error {
+				if _, ok := m[id]; !ok {
+					unreferenced++ // not decoded: no record needs it
+					return nil
+				}
+				tp, err := decodeTimePoints(blob)
+				return place(id, tp, err)
+			})
+		}
+		if note != "" {
+			run.Notes = append(run.Notes, note)
+		}
 		if err != nil {
 			return err
 		}
@@ -695,25 +725,25 @@ func pendingJournal(path string) string {
 // pending journal (the run was killed mid-transaction) is read from a copy
 // that SQLite rolls back, as it would for AISBench's summarizer (which opens
 // it read-write); the files in the work_dir are never written.
-func (run *Run) eachBlob(path string, fn func(id int64, blob []byte) error) error {
+func (run *Run) eachBlob(path string, fn func(id int64, blob []byte) error) (note string, err error) {
 	open := path
 	mode := "mode=ro"
 	if j := pendingJournal(path); j != "" {
 		tmp, err := os.MkdirTemp("", "sseaudit-aisbench-db-*")
 		if err != nil {
-			return &Error{File: path, Msg: "copying a database with a pending journal", Err: err}
+			return "", &Error{File: path, Msg: "copying a database with a pending journal", Err: err}
 		}
 		defer os.RemoveAll(tmp)
 		open = filepath.Join(tmp, filepath.Base(path))
 		for _, pair := range [][2]string{{path, open}, {j, open + strings.TrimPrefix(j, path)}} {
 			if err := copySparse(pair[1], pair[0]); err != nil {
-				return &Error{File: pair[0], Msg: "copying a database with a pending journal", Err: err}
+				return "", &Error{File: pair[0], Msg: "copying a database with a pending journal", Err: err}
 			}
 		}
 		mode = "mode=rw"
-		run.Notes = append(run.Notes, fmt.Sprintf("%s has a pending %s (the run was killed mid-transaction): read from a copy that SQLite rolled back, as AISBench's summarizer would; the work_dir is untouched", filepath.Base(path), strings.TrimPrefix(j, path)))
+		note = fmt.Sprintf("%s has a pending %s (the run was killed mid-transaction): read from a copy that SQLite rolled back, as AISBench's summarizer would; the work_dir is untouched", filepath.Base(path), strings.TrimPrefix(j, path))
 	}
-	return eachBlobAt(path, open, mode, fn)
+	return note, eachBlobAt(path, open, mode, fn)
 }
 
 func eachBlobAt(path, open, mode string, fn func(id int64, blob []byte) error) error {

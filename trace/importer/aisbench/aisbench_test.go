@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -42,6 +43,9 @@ func TestLoadWorkdirs(t *testing.T) {
 				run, err := Load(dir, Options{})
 				if err != nil {
 					t.Fatal(err)
+				}
+				if seq, err := loadSequential(dir, Options{}); err != nil || !reflect.DeepEqual(seq, run) {
+					t.Errorf("the database read while the details are read and after them differ (%v)", err)
 				}
 				if len(run.Records) != c.records {
 					t.Errorf("%d records, want %d", len(run.Records), c.records)
@@ -85,6 +89,14 @@ func TestLoadWorkdirs(t *testing.T) {
 // TestHotJournalUntouched: a database left with a hot journal is read as
 // SQLite rolls it back (the same arrays as the cut-short run it was copied
 // from) and neither file is written.
+// loadSequential is Load with the first database read after the details,
+// never while they are read.
+func loadSequential(dir string, opts Options) (*Run, error) {
+	defer func(b int64) { prefetchBudget = b }(prefetchBudget)
+	prefetchBudget = -1
+	return Load(dir, opts)
+}
+
 func TestHotJournalUntouched(t *testing.T) {
 	tmp := filepath.Join(workdirs, "killed", "performances", "model", "tmp")
 	before := map[string][]byte{}
@@ -298,6 +310,9 @@ func TestLoadErrors(t *testing.T) {
 			_, err := Load(wd, c.opts)
 			if err == nil {
 				t.Fatal("no error")
+			}
+			if _, seqErr := loadSequential(wd, c.opts); seqErr == nil || seqErr.Error() != err.Error() {
+				t.Errorf("read while the details are read: %v\nread after them: %v", err, seqErr)
 			}
 			var e *Error
 			if !errors.As(err, &e) {
