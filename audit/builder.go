@@ -38,6 +38,10 @@ type Config struct {
 	// finding no-timeline marks the whole stage's duration, concurrency and
 	// throughputs.
 	NoTimeline string
+	// Lean leaves out what only a report's pages show: the figures, and the
+	// stages AISBench's earlier window selectors would have computed (their
+	// windows stay, for the findings). audit check reads neither.
+	Lean bool
 }
 
 // Builder accumulates requests in trace order; Finalize computes the report.
@@ -106,7 +110,7 @@ func (b *Builder) Finalize() (*Report, error) {
 	// The two stages, the window analysis and the figures' distributions
 	// read the requests and write only their own results: they run at once,
 	// each computed as it would be alone.
-	withFigures := ais.Computable() // no figure of a run with a NaN time point
+	withFigures := ais.Computable() && !b.cfg.Lean // no figure of a run with a NaN time point
 	var distributions [2]*figures.DistributionPair
 	var windowed *ssemetrics.WindowedThroughput
 	parallel.Do(
@@ -128,7 +132,11 @@ func (b *Builder) Finalize() (*Report, error) {
 				},
 				func() { windowed = sse.Windowed(rep.Stable) },
 				func() {
-					if ais.Computable() && b.cfg.MaxConcurrency > 0 {
+					switch {
+					case !ais.Computable() || b.cfg.MaxConcurrency <= 0:
+					case b.cfg.Lean:
+						rep.Window = ais.AnalyzeWindowOnly(rep.Stable)
+					default:
 						rep.Window = ais.AnalyzeWindow(rep.Stable)
 					}
 				})

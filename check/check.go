@@ -122,7 +122,7 @@ func (r *Result) Discrepant() bool {
 // recompute builds the report the way AISBench would have, with the given
 // statistics columns.
 func recompute(records []record.Request, c int, stats []string) (*audit.Report, error) {
-	b := audit.NewBuilder(audit.Config{MaxConcurrency: c, Stats: stats})
+	b := audit.NewBuilder(audit.Config{MaxConcurrency: c, Stats: stats, Lean: true})
 	for _, r := range records {
 		b.Add(r)
 	}

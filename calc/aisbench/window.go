@@ -62,7 +62,8 @@ type SelectorResult struct {
 	Name        string
 	Commit      string // full AISBench commit the rule was read from
 	Description string
-	// Stage is nil when the selector finds no window (Err says so).
+	// Stage is nil when the selector finds no window (Err says so), and
+	// when the window was analysed without stages (AnalyzeWindowOnly).
 	Err   error
 	Stage *StageResult
 	// StartSeconds and EndSeconds are its stage_section, absolute.
@@ -185,6 +186,17 @@ func (c *Calc) stableWindow() *stableWalk {
 // no NaN) beside the stable stage Stable computed, with the windows
 // AISBench's earlier selectors would have picked.
 func (c *Calc) AnalyzeWindow(stable *StageResult) *WindowAnalysis {
+	return c.analyzeWindow(stable, true)
+}
+
+// AnalyzeWindowOnly is AnalyzeWindow without the earlier selectors' stages
+// (SelectorResult.Stage nil): their windows alone, which is all the
+// findings read.
+func (c *Calc) AnalyzeWindowOnly(stable *StageResult) *WindowAnalysis {
+	return c.analyzeWindow(stable, false)
+}
+
+func (c *Calc) analyzeWindow(stable *StageResult, stages bool) *WindowAnalysis {
 	events := c.Walk()
 	w := c.stableWindow()
 	wa := &WindowAnalysis{MaxConcurrency: c.cfg.MaxConcurrency, Successful: len(c.Kept), FirstStartSeconds: c.minStart(),
@@ -215,14 +227,14 @@ func (c *Calc) AnalyzeWindow(stable *StageResult) *WindowAnalysis {
 	}
 	wa.Selectors = append(wa.Selectors,
 		cur,
-		c.legacySelector(events, true),
-		c.legacySelector(events, false))
+		c.legacySelector(events, true, stages),
+		c.legacySelector(events, false, stages))
 	return wa
 }
 
 // legacySelector reproduces _get_requests_id of AISBench 1242df6 (lookAhead)
 // or 3774965, literally, and computes the stage over its selection.
-func (c *Calc) legacySelector(events []WalkEvent, lookAhead bool) SelectorResult {
+func (c *Calc) legacySelector(events []WalkEvent, lookAhead, stage bool) SelectorResult {
 	res := SelectorResult{Name: Selector3774965, Commit: "3774965778dd3419ce9f1b092d9eb252eeb28227",
 		Description: "tolerance-based: starts at C, then starts at >= int(C*(1-WAVE_OFFSET)) after the 3rd; ends at the first end below that after all starts or the first end once all have started (WAVE_OFFSET = 0.02)"}
 	if lookAhead {
@@ -293,6 +305,9 @@ func (c *Calc) legacySelector(events []WalkEvent, lookAhead bool) SelectorResult
 		return res
 	}
 	res.StartSeconds, res.EndSeconds = section[0], section[1]
+	if !stage {
+		return res
+	}
 	st := &StageResult{Stage: StageStable}
 	st.Window = &Window{StartSeconds: section[0], EndSeconds: section[1], DurationSeconds: section[1] - section[0],
 		OffsetSeconds: c.minStart(), Selected: len(ids), Of: n, Positions: ids}
