@@ -66,6 +66,9 @@ func NewBuilder(cfg Config) *Builder {
 // details order); the record is copied.
 func (b *Builder) Add(rec record.Request) { b.run.Add(rec) }
 
+// Grow makes room for n more requests (Run.Grow).
+func (b *Builder) Grow(n int) { b.run.Grow(n) }
+
 // ErrFinalized is Finalize's error on a Builder already finalized.
 var ErrFinalized = errors.New("audit: the builder is finalized already")
 

@@ -7,6 +7,7 @@ package run
 
 import (
 	"iter"
+	"slices"
 
 	"github.com/sseaudit/sseaudit/record"
 	"github.com/sseaudit/sseaudit/samples"
@@ -59,6 +60,10 @@ func (r *Run) Add(rec record.Request) {
 	}
 	r.requests = append(r.requests, q)
 }
+
+// Grow makes room for n more requests: a run that knows how many it will
+// keep copies none of them as it grows.
+func (r *Run) Grow(n int) { r.requests = slices.Grow(r.requests, n) }
 
 // Release frees the run's memory (the store's mapped slabs, say); the run
 // is not read after it.

@@ -322,7 +322,7 @@ type sliceReader struct {
 }
 
 func aisbenchReader(run *aisbench.Run) trace.Reader {
-	return &sliceReader{reqs: run.TraceRequests(), i: -1, info: trace.Info{Path: run.Dir, Meta: run.Meta(0)}}
+	return &sliceReader{reqs: run.TimedRequests(), i: -1, info: trace.Info{Path: run.Dir, Meta: run.Meta(0)}}
 }
 
 func (s *sliceReader) Scan() bool {

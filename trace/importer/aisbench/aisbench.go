@@ -1012,7 +1012,13 @@ func (run *Run) Meta(maxConcurrency int) trace.Meta {
 // time); a request without time points gets
 // the t0 of the request before it (or after it, for leading ones), as a
 // placeholder for ordering tools.
-func (run *Run) TraceRequests() []trace.Request {
+func (run *Run) TraceRequests() []trace.Request { return run.traceRequests(true) }
+
+// TimedRequests is TraceRequests without the extra columns that place each
+// record in the work_dir: what a replay of the run reads.
+func (run *Run) TimedRequests() []trace.Request { return run.traceRequests(false) }
+
+func (run *Run) traceRequests(extra bool) []trace.Request {
 	out := make([]trace.Request, len(run.Records))
 	for i := range run.Records {
 		r := &run.Records[i]
@@ -1044,9 +1050,11 @@ func (run *Run) TraceRequests() []trace.Request {
 			ok := int32(200)
 			q.HTTPStatus = &ok
 		}
-		ref := trace.Value{Int: r.DBRef, Null: !r.HasRef}
-		q.Extra = []trace.Value{
-			{Str: filepath.Base(r.File)}, {Int: int64(r.Line)}, {Str: r.UUID, Null: r.UUID == ""}, {Str: r.DBName}, ref,
+		if extra {
+			ref := trace.Value{Int: r.DBRef, Null: !r.HasRef}
+			q.Extra = []trace.Value{
+				{Str: filepath.Base(r.File)}, {Int: int64(r.Line)}, {Str: r.UUID, Null: r.UUID == ""}, {Str: r.DBName}, ref,
+			}
 		}
 		out[i] = q
 	}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"codeberg.org/sbinet/npyio"
 )
@@ -122,6 +123,9 @@ func canonicalF8(hdr []byte) bool {
 	return len(bytes.TrimLeft(rest[:len(rest)-1], " ")) == 0
 }
 
+// littleEndianHost: the machine stores a float64 as '<f8' does.
+var littleEndianHost = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
 // decodeF8 is n float64 values, the whole of data.
 func decodeF8(data []byte, n int, order binary.ByteOrder) ([]float64, error) {
 	if n < 0 || len(data) != 8*n {
@@ -131,6 +135,10 @@ func decodeF8(data []byte, n int, order binary.ByteOrder) ([]float64, error) {
 		return []float64{}, nil
 	}
 	tp := make([]float64, n)
+	if order == binary.ByteOrder(binary.LittleEndian) && littleEndianHost {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&tp[0])), 8*n), data) // the same bytes in the same order
+		return tp, nil
+	}
 	for i := range tp {
 		tp[i] = math.Float64frombits(order.Uint64(data[8*i:]))
 	}
