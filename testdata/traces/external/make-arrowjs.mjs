@@ -1,6 +1,10 @@
 // make-arrowjs.mjs writes arrowjs-nested.arrow: a small nested-layout
 // sseaudit trace made by apache-arrow (JavaScript), so that the Go reader is
-// tested on a file another Arrow implementation wrote.
+// tested on a file another Arrow implementation wrote; and
+// trace/arrowfile/testdata/arrowjs-dict.arrow, the same rows with request_id
+// and error dictionary-encoded (apache-arrow JS leaves the schema message out
+// of a file, and a file with dictionaries is then read without the mapping;
+// a reader's test file, not a trace for every tool's goldens).
 //
 //   NODE_PATH=~/.cache/sseaudit-node/node_modules node make-arrowjs.mjs
 //
@@ -20,7 +24,7 @@ if (!modules) {
 const require = createRequire(join(modules, 'noop.js'));
 const arrow = require('apache-arrow');
 const { Field, Schema, Utf8, Int64, Int32, Binary, List, Struct, Table, RecordBatch,
-  makeData, vectorFromArray, tableToIPC } = arrow;
+  Dictionary, makeData, vectorFromArray, tableToIPC } = arrow;
 
 const chunkType = new Struct([
   new Field('t_ns', new Int64(), false),
@@ -40,7 +44,6 @@ const metadata = new Map([
   ['sseaudit.max_concurrency', '2'],
   ['sseaudit.source', 'make-arrowjs.mjs'],
 ]);
-const schema = new Schema(fields, metadata);
 
 const enc = new TextEncoder();
 const rows = [
@@ -57,15 +60,21 @@ const rows = [
     error: 'connection refused', chunks: [], note: 'ünïcode' },
 ];
 
-const columns = fields.map((f) => vectorFromArray(rows.map((r) => r[f.name]), f.type));
-const data = makeData({
-  type: new Struct(fields),
-  length: rows.length,
-  nullCount: 0,
-  children: columns.map((c) => c.data[0]),
-});
-const table = new Table([new RecordBatch(schema, data)]);
+function write(out, fields) {
+  const schema = new Schema(fields, metadata);
+  const columns = fields.map((f) => vectorFromArray(rows.map((r) => r[f.name]), f.type));
+  const data = makeData({
+    type: new Struct(fields),
+    length: rows.length,
+    nullCount: 0,
+    children: columns.map((c) => c.data[0]),
+  });
+  const table = new Table([new RecordBatch(schema, data)]);
+  writeFileSync(out, tableToIPC(table, 'file'));
+  console.log(`wrote ${out}: ${table.numRows} rows`);
+}
 
-const out = join(dirname(fileURLToPath(import.meta.url)), 'arrowjs-nested.arrow');
-writeFileSync(out, tableToIPC(table, 'file'));
-console.log(`wrote ${out}: ${table.numRows} rows`);
+const here = dirname(fileURLToPath(import.meta.url));
+write(join(here, 'arrowjs-nested.arrow'), fields);
+const dictOf = (f, id) => new Field(f.name, new Dictionary(new Utf8(), new Int32(), id), f.nullable);
+write(join(here, '../../../trace/arrowfile/testdata/arrowjs-dict.arrow'), fields.map((f) => (f.name === 'request_id' ? dictOf(f, 0) : f.name === 'error' ? dictOf(f, 1) : f)));
