@@ -63,7 +63,8 @@ func NewBuilder(cfg Config) *Builder {
 }
 
 // Add records one request. Requests must come in trace order (AISBench's
-// details order); the record is copied.
+// details order). The record is copied but for its time points, kept as
+// they are: a record's time points never change once made (Run.Add).
 func (b *Builder) Add(rec record.Request) { b.run.Add(rec) }
 
 // Grow makes room for n more requests (Run.Grow).

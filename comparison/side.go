@@ -62,7 +62,8 @@ type requestFacts struct {
 	commentInBlock, fieldLines, multiLineData int
 }
 
-// Add records one request; requests come in trace order.
+// Add records one request; requests come in trace order. Its record's time
+// points are kept as they are, not copied (run.Run.Add).
 func (b *Builder) Add(r Request) {
 	f := requestFacts{prompt: r.Prompt, hasPrompt: r.HasPrompt, success: r.Record.Success, errText: r.Error, tokenSource: r.TokenSource, events: r.Events}
 	if evs := r.Record.Events; len(evs) > 0 {

@@ -430,8 +430,10 @@ func (run *Run) readRecords(opts Options) error {
 				byGroup = append(byGroup, nil)
 			}
 			blocks := byGroup[g]
-			if len(blocks) == 0 || len(blocks[len(blocks)-1]) == cap(blocks[len(blocks)-1]) {
-				blocks = append(blocks, make([]Record, 0, recordBlock))
+			if len(blocks) == 0 {
+				blocks = append(blocks, make([]Record, 0, 16)) // many groups may each hold a few
+			} else if last := blocks[len(blocks)-1]; len(last) == cap(last) {
+				blocks = append(blocks, make([]Record, 0, min(2*cap(last), recordBlock)))
 			}
 			blocks[len(blocks)-1] = append(blocks[len(blocks)-1], rec)
 			byGroup[g] = blocks
@@ -478,7 +480,8 @@ func (run *Run) readRecords(opts Options) error {
 	return nil
 }
 
-// recordBlock is how many records a block of readRecords holds.
+// recordBlock is how many records a block of readRecords holds at most (a
+// group's blocks double up to it from 16).
 const recordBlock = 4096
 
 // parseRecord reads one line of a details or tmp file: the record, and

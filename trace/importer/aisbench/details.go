@@ -52,7 +52,7 @@ const maxFastBrackets = 4096
 // encoding/json, for its error.
 func decodeDetails(b []byte) (detailsRecord, error) {
 	var d detailsRecord
-	if bytes.Count(b, []byte("{"))+bytes.Count(b, []byte("[")) <= maxFastBrackets && fastjson.ValidateBytes(b) == nil {
+	if bytes.Count(b, []byte("{"))+bytes.Count(b, []byte("[")) <= maxFastBrackets && !controlBeforeEscape(b) && fastjson.ValidateBytes(b) == nil {
 		if eachMember(b, func(key, val []byte) {
 			if p := d.member(memberName(key)); p != nil {
 				*p = val
@@ -74,6 +74,22 @@ func decodeDetails(b []byte) (detailsRecord, error) {
 		}
 	}
 	return d, nil
+}
+
+// controlBeforeEscape reports a line fastjson's validator may wrongly
+// accept: it checks a string for bytes below 0x20 only after its last
+// escape. A line without a backslash, or without such a byte (json.dumps
+// writes none), it checks whole.
+func controlBeforeEscape(b []byte) bool {
+	if bytes.IndexByte(b, '\\') < 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // memberName is a key's text without its quotes, decoded when it has

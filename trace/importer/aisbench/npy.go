@@ -8,7 +8,6 @@ import (
 	"math"
 	"regexp"
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"codeberg.org/sbinet/npyio"
@@ -74,7 +73,7 @@ func decodeTimePoints(blob []byte) (tp []float64, err error) {
 	if err != nil {
 		return nil, fmt.Errorf(".npy shape %q: %v", m[0], err)
 	}
-	if canonicalF8(hdr) {
+	if blob[6] <= 2 && canonicalF8(hdr) { // npyio reads versions 1 and 2 only
 		return decodeF8(blob[start+hdrLen:], want, binary.LittleEndian)
 	}
 	defer func() {
@@ -87,7 +86,8 @@ func decodeTimePoints(blob []byte) (tp []float64, err error) {
 		return nil, fmt.Errorf("malformed .npy header: %w", err)
 	}
 	h := r.Header.Descr
-	if dt := strings.Trim(h.Type, "'\""); dt != "<f8" && dt != ">f8" {
+	dt := unquote(h.Type)
+	if dt != "<f8" && dt != ">f8" {
 		return nil, fmt.Errorf(".npy dtype %q: want float64 ('<f8')", h.Type)
 	}
 	if len(h.Shape) != 1 {
@@ -98,10 +98,19 @@ func decodeTimePoints(blob []byte) (tp []float64, err error) {
 		return nil, fmt.Errorf(".npy shape %q read as %d values", m[0], n)
 	}
 	var order binary.ByteOrder = binary.LittleEndian
-	if strings.Trim(h.Type, "'\"") == ">f8" {
+	if dt == ">f8" {
 		order = binary.BigEndian
 	}
 	return decodeF8(blob[start+hdrLen:], n, order)
+}
+
+// unquote is a Python string literal's text, quoted alike at both ends
+// ('<f8' or "<f8"); anything else comes back as it is, and so is no dtype.
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '\'' || s[0] == '"') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
 }
 
 // canonicalF8 reports whether hdr is the header np.save writes for a 1-D

@@ -30,10 +30,14 @@ type prefetchedRow struct {
 	err error // decodeTimePoints'
 }
 
-// prefetchBudget bounds the arrays a prefetch holds: beyond it, arrays no
-// record may need (a database with rows the details dropped) would cost
-// memory the sequential read never spends.
+// prefetchBudget bounds what a prefetch holds (arrays, the errors of rows
+// that do not decode, the rows): beyond it, rows no record may need (a
+// database with rows the details dropped) would cost memory the sequential
+// read never spends.
 var prefetchBudget int64 = 1 << 30
+
+// prefetchRowBytes is what a prefetched row costs beside its array or error.
+const prefetchRowBytes = 64
 
 var (
 	errPrefetchStopped = errors.New("prefetch stopped")
@@ -60,7 +64,12 @@ func (run *Run) startPrefetch(name string) {
 				return errPrefetchStopped
 			}
 			tp, err := decodeTimePoints(blob)
-			if held += 8 * int64(len(tp)); held > prefetchBudget {
+			// What the row holds: its array, or its error's text, and the row.
+			held += 8*int64(len(tp)) + prefetchRowBytes
+			if err != nil {
+				held += int64(len(err.Error()))
+			}
+			if held > prefetchBudget {
 				return errOverBudget
 			}
 			pf.rows = append(pf.rows, prefetchedRow{id: id, tp: tp, err: err})
