@@ -23,6 +23,9 @@ type FlatRow struct {
 	// and request-level columns to be the previous row's (Parquet, by
 	// their dictionary indexes): they are not compared again.
 	SameAsPrevious bool
+	// sameAsFirst: a row read back from the spill whose request-level
+	// columns were its request's first row's (they were not written).
+	sameAsFirst bool
 }
 
 // FlatRows yields the rows of a flat file in file order. Next is handed the
@@ -110,7 +113,7 @@ func NewFlatReader(rows FlatRows, info Info, limits Limits, closer func() error)
 // FlatPasses reads a flat file whose requests' rows are not contiguous, a
 // pass at a time: IDs hands add every row's request_id in file order (the
 // format reads that column alone; add may keep id only by copying it), and
-// Rows starts a new pass over every row, ending the one before. Unlike
+// Rows starts a pass over every row (the grouper makes one). Unlike
 // other FlatRows, those of Rows may hand out a row's chunk bytes
 // (Chunk.Data) valid until the next row: the grouper copies those it keeps.
 type FlatPasses interface {
@@ -128,9 +131,10 @@ type FlatPasses interface {
 // Rows of other orders (shuffled, say) would have the pass hold most of
 // the file: it stops taking in requests once those it holds will have
 // about groupingWindowBytes of rows (at most limits.MaxGroupingRows), and
-// another pass starts from the first it left out. The requests come out in
-// the order in which they first appear, as a sorted file's do. It marks
-// info.Regrouped.
+// sets the rows of the others aside in a temporary file (flatSpill), in
+// windows of the same size, read back one after the other once the pass is
+// over. The requests come out in the order in which they first appear, as
+// a sorted file's do. It marks info.Regrouped.
 func NewGroupingFlatReader(p FlatPasses, info Info, limits Limits, closer func() error) Reader {
 	r := NewFlatReader(nil, info, limits, closer).(*flatReader)
 	r.contiguous = false
@@ -140,10 +144,11 @@ func NewGroupingFlatReader(p FlatPasses, info Info, limits Limits, closer func()
 	return r
 }
 
-// groupingWindowBytes is about how much the requests a pass holds may come
-// to; firstWindowRows stands for it until the size of a row is known.
+// groupingWindowBytes is about how much the requests a window holds may
+// come to (the collector lets the heap grow to about twice that);
+// firstWindowRows stands for it until the size of a row is known.
 const (
-	groupingWindowBytes = 96 << 20
+	groupingWindowBytes = 48 << 20
 	firstWindowRows     = 256 << 10
 	groupedRowOverhead  = 48 // a Chunk and its allocation, beside its bytes
 )
@@ -177,6 +182,21 @@ type flatReader struct {
 	held      int64
 	keptRows  int64 // over all passes, for the size of a row
 	keptBytes int64
+
+	// Rows of requests past the first pass's window are set aside in
+	// spill, window by window (bucket k: window k+1), and read back a
+	// window a pass. spillFrom is the first request set aside, assigned
+	// the requests given a window so far, bucketOf their windows (from
+	// spillFrom), bucketRows the rows of the last window's; read is how
+	// many windows were read back. admitAll: a pass over a window takes
+	// in every request it holds.
+	spill      *flatSpill
+	spillFrom  int
+	assigned   int
+	bucketOf   []int32
+	bucketRows int64
+	read       int
+	admitAll   bool
 
 	// row is filled by rows.Next; what a request keeps of it is copied out.
 	row        FlatRow
@@ -220,10 +240,13 @@ func (fr *flatReader) Info() Info        { return fr.info }
 func (fr *flatReader) Request() *Request { return fr.cur }
 func (fr *flatReader) Err() error        { return fr.err }
 func (fr *flatReader) Close() error {
+	err := fr.spill.close()
 	if fr.closer != nil {
-		return fr.closer()
+		if cerr := fr.closer(); cerr != nil {
+			return cerr
+		}
 	}
-	return nil
+	return err
 }
 
 func (fr *flatReader) Scan() bool {
@@ -308,15 +331,25 @@ func (fr *flatReader) scanGrouped() *groupedRequest {
 		if fr.src == nil {
 			if fr.admitEnd >= len(fr.counts) {
 				fr.pending = nil
+				if fr.err = fr.spill.close(); fr.err != nil {
+					fr.err = spillError(fr.info.Path, fr.err)
+				}
 				return nil
 			}
-			if fr.src, fr.err = fr.passes.Rows(); fr.err != nil {
+			if fr.spill != nil {
+				if fr.err = fr.nextWindow(); fr.err != nil {
+					return nil
+				}
+			} else if fr.src, fr.err = fr.passes.Rows(); fr.err != nil {
 				return nil
 			}
 			fr.passStart, fr.base, fr.closed, fr.pending = fr.admitEnd, fr.admitEnd, false, fr.pending[:0]
 		}
 		if !fr.src.Next(row) {
 			if fr.err = fr.src.Err(); fr.err != nil {
+				if _, fromSpill := fr.src.(*spillRows); fromSpill {
+					fr.err = spillError(fr.info.Path, fr.err)
+				}
 				return nil
 			}
 			if fr.emitNext < fr.admitEnd { // all are in: the file changed?
@@ -352,25 +385,23 @@ func (fr *flatReader) take(row *FlatRow) error {
 		}
 		row.Chunk.Data = g.keep(row.Chunk.Data)
 		fr.kept(g, row)
-		// The previous row may be another request's first: compare.
-		return fr.add(g, row, false)
+		// The previous row may be another request's first: compare, unless
+		// the spill found the columns its request's first row's.
+		return fr.add(g, row, row.sameAsFirst)
 	case fr.closed:
-		return nil
+		return fr.setAside(idx, row)
 	case idx > fr.admitEnd:
 		return fr.rowErr(row, "request_id", "first seen after request %d, not before as the pass over request_id found: the file changed while it was read?", idx)
 	}
 	// The first row of the next request: take it in while what is held
 	// stays within the window (and always into an empty one).
 	n := fr.counts[idx]
-	if lim := fr.limits.MaxGroupingRows; lim > 0 && n > lim {
-		e := FileError(fr.info.Path, nil,
-			"request %s has %d rows, and a flat file whose requests are not contiguous is grouped a request at least at a time: more than %d rows (limit --max-grouping-rows) in memory; sort the file by request_id, or raise the limit", QuoteID(row.Req.RequestID), n, lim)
-		e.RequestID, e.Err = row.Req.RequestID, ErrLimit
-		return e
+	if err := fr.withinLimit(idx, row); err != nil {
+		return err
 	}
-	if fr.held > 0 && fr.held+n > fr.windowRows() {
+	if !fr.admitAll && fr.held > 0 && fr.held+n > fr.windowRows() {
 		fr.closed = true
-		return nil
+		return fr.setAside(idx, row)
 	}
 	g := &groupedRequest{}
 	row.Chunk.Data = g.keep(row.Chunk.Data)
@@ -381,6 +412,72 @@ func (fr *flatReader) take(row *FlatRow) error {
 	fr.pending = append(fr.pending, g)
 	fr.admitEnd++
 	fr.held += n
+	return nil
+}
+
+// withinLimit refuses request idx, whose first row is row, when it has
+// more rows than --max-grouping-rows: it is held whole at least once.
+func (fr *flatReader) withinLimit(idx int, row *FlatRow) error {
+	n := fr.counts[idx]
+	if lim := fr.limits.MaxGroupingRows; lim > 0 && n > lim {
+		e := FileError(fr.info.Path, nil,
+			"request %s has %d rows, and a flat file whose requests are not contiguous is grouped a request at least at a time: more than %d rows (limit --max-grouping-rows) in memory; sort the file by request_id, or raise the limit", QuoteID(row.Req.RequestID), n, lim)
+		e.RequestID, e.Err = row.Req.RequestID, ErrLimit
+		return e
+	}
+	return nil
+}
+
+// setAside spills a row of request idx, past the first pass's window, into
+// its request's window; the request's first row gives it one (the window
+// after the last one given, when that one is full).
+func (fr *flatReader) setAside(idx int, row *FlatRow) error {
+	if fr.spill == nil {
+		sp, err := newFlatSpill(idx)
+		if err != nil {
+			return spillError(fr.info.Path, err)
+		}
+		fr.spill, fr.spillFrom, fr.assigned = sp, idx, idx
+	}
+	if idx >= fr.assigned {
+		if idx > fr.assigned {
+			return fr.rowErr(row, "request_id", "first seen after request %d, not before as the pass over request_id found: the file changed while it was read?", idx)
+		}
+		if err := fr.withinLimit(idx, row); err != nil {
+			return err
+		}
+		bucket := int32(0)
+		if k := len(fr.bucketOf); k > 0 {
+			bucket = fr.bucketOf[k-1]
+			if n := fr.counts[idx]; fr.bucketRows > 0 && fr.bucketRows+n > fr.windowRows() {
+				bucket++
+				fr.bucketRows = 0
+			}
+		}
+		fr.bucketRows += fr.counts[idx]
+		fr.bucketOf = append(fr.bucketOf, bucket)
+		fr.assigned++
+	}
+	if err := fr.spill.add(int(fr.bucketOf[idx-fr.spillFrom]), idx, row); err != nil {
+		return spillError(fr.info.Path, err)
+	}
+	return nil
+}
+
+// nextWindow starts the pass over the next window set aside.
+func (fr *flatReader) nextWindow() error {
+	if fr.read == 0 {
+		if err := fr.spill.finish(); err != nil {
+			return spillError(fr.info.Path, err)
+		}
+	}
+	if fr.read >= len(fr.spill.buckets) {
+		g := fr.keys[fr.admitEnd]
+		return FileError(fr.info.Path, nil, "request %s: not in the rows read, though the pass over request_id counted %d: the file changed while it was read?", QuoteID(g), fr.counts[fr.admitEnd])
+	}
+	fr.src = fr.spill.rows(fr.read, fr.keys)
+	fr.read++
+	fr.admitAll = true
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -180,8 +181,10 @@ func TestFlatGroupingLimit(t *testing.T) {
 	if want := []string{"a:xy", "b:p", "c:q"}; !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if p.passes != 2 { // windows [a] (2 rows) and [b c]
-		t.Errorf("%d passes over the rows, want 2", p.passes)
+	// Windows [a] (2 rows) and [b c]: one pass over the rows, the second
+	// window set aside and read back.
+	if read := r.(*flatReader).read; p.passes != 1 || read != 1 {
+		t.Errorf("%d passes over the rows and %d windows read back, want 1 and 1", p.passes, read)
 	}
 
 	r = NewGroupingFlatReader(&slicePasses{rows: rows}, Info{Path: "f.arrow"}, Limits{MaxGroupingRows: 1}, nil)
@@ -314,10 +317,121 @@ func TestFlatGroupingOrders(t *testing.T) {
 			if i != n {
 				t.Fatalf("%d requests, want %d", i, n)
 			}
-			if c.morePasses && p.passes < n*per/int(c.limit) || !c.morePasses && p.passes != c.passes {
-				t.Errorf("%d passes over the rows", p.passes)
+			read := r.(*flatReader).read
+			if p.passes != 1 || c.morePasses && read < n*per/int(c.limit)-1 || !c.morePasses && read != 0 {
+				t.Errorf("%d passes over the rows, %d windows read back", p.passes, read)
 			}
-			t.Logf("%d passes", p.passes)
+			t.Logf("%d passes, %d windows read back", p.passes, read)
 		})
 	}
+}
+
+// TestFlatSpillKeepsEverything: rows set aside and read back keep every
+// request-level column (pointers, time points, extra values of each kind,
+// null and empty bytes) and chunk (a null row, empty data): the requests
+// are those of a window that holds the whole file.
+func TestFlatSpillKeepsEverything(t *testing.T) {
+	i64 := func(v int64) *int64 { return &v }
+	i32 := func(v int32) *int32 { return &v }
+	str := func(v string) *string { return &v }
+	var rows []FlatRow
+	for i := range 40 {
+		id := fmt.Sprintf("q%02d", i)
+		req := Request{RequestID: id, T0Ns: int64(i) * 10, EndNs: i64(int64(i)*10 + 9), HTTPStatus: i32(200),
+			InputTokens: i64(int64(i)), Extra: []Value{{Str: strings.Repeat("prompt ", i)}, {Bytes: []byte{}}, {Null: true}, {Int: -int64(i), Float: math.Pi, Bool: true}}}
+		switch i % 4 {
+		case 1:
+			req.HTTPStatus, req.Error, req.EndNs = nil, str("connection reset"), nil
+		case 2:
+			req.TimePointsS, req.OutputTokens = []float64{math.Copysign(0, -1), 1.5, 1.5}, i64(0)
+		case 3:
+			req.Extra[1].Bytes = []byte{0, 1, 2}
+		}
+		if i%7 == 6 {
+			rows = append(rows, FlatRow{Req: req, ChunkNull: true})
+			continue
+		}
+		for k := range 3 {
+			data := []byte(fmt.Sprintf("data: %d.%d\n\n", i, k))
+			if k == 1 && i%5 == 0 {
+				data = []byte{}
+			}
+			rows = append(rows, FlatRow{Req: req, Chunk: Chunk{TNs: int64(i)*10 + int64(k), Data: data}})
+		}
+	}
+	// Every request in flight at once: the k-th row of each, then the next.
+	slices.SortStableFunc(rows, func(a, b FlatRow) int { return cmp.Compare(a.Chunk.TNs%10, b.Chunk.TNs%10) })
+	_, want, err := groupRowsWithin(slices.Clone(rows), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int64{3, 7, 50} {
+		_, got, err := groupRowsWithin(slices.Clone(rows), Limits{MaxGroupingRows: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("limit %d: %d requests, want %d", limit, len(got), len(want))
+		}
+		for i := range want {
+			if !sameRequest(&got[i], &want[i]) {
+				t.Errorf("limit %d: request %d\n got %+v\nwant %+v", limit, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// sameRequest is DeepEqual with NaN equal to itself and -0 told from 0.
+func sameRequest(a, b *Request) bool {
+	ta, tb := a.TimePointsS, b.TimePointsS
+	if !SameFloatBits(ta, tb) {
+		return false
+	}
+	x, y := *a, *b
+	x.TimePointsS, y.TimePointsS = nil, nil
+	return reflect.DeepEqual(x, y)
+}
+
+// TestFlatSpillColumnsDiffer: a request set aside whose later row's
+// request-level columns differ from its first row's is refused as it is
+// when the window holds it, naming the row and the column.
+func TestFlatSpillColumnsDiffer(t *testing.T) {
+	rows := []FlatRow{chunkRow("a", 1, 2, "x"), chunkRow("b", 5, 2, "p"), chunkRow("a", 1, 3, "y"), chunkRow("c", 6, 4, "q"), chunkRow("b", 5, 5, "r"), chunkRow("b", 7, 6, "s")}
+	for _, limit := range []int64{0, 3} {
+		_, _, err := groupRowsWithin(slices.Clone(rows), Limits{MaxGroupingRows: limit})
+		want := `flat.parquet: row 5, request "b", column t0_ns: differs from the request's first row (row 1)`
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("limit %d: error %v\nwant it to contain %q", limit, err, want)
+		}
+	}
+}
+
+// TestFlatSpillWritesColumnsOnce: a request's columns, repeated on each of
+// its rows, are set aside once, with its first row, not once a row.
+func TestFlatSpillWritesColumnsOnce(t *testing.T) {
+	prompt := strings.Repeat("a long prompt ", 100)
+	var rows []FlatRow
+	for k := range 10 {
+		for i := range 20 {
+			rows = append(rows, FlatRow{Req: Request{RequestID: fmt.Sprint("r", i), T0Ns: 1, Extra: []Value{{Str: prompt}}},
+				Chunk: Chunk{TNs: int64(k) + 1, Data: []byte("x")}, Row: int64(len(rows))})
+		}
+	}
+	r := NewGroupingFlatReader(&slicePasses{rows: rows}, Info{Path: "f"}, Limits{MaxGroupingRows: 20}, nil)
+	n := 0
+	for r.Scan() {
+		n++
+	}
+	if err := r.Err(); err != nil || n != 20 {
+		t.Fatalf("%d requests, %v", n, err)
+	}
+	sp := r.(*flatReader).spill
+	if sp == nil {
+		t.Fatal("nothing set aside")
+	}
+	// 18 requests set aside: their prompts once each, and a few bytes a row.
+	if limit := int64(18*len(prompt) + 200*32); sp.size > limit {
+		t.Errorf("%d bytes set aside, want at most %d (the prompt once a request)", sp.size, limit)
+	}
+	t.Logf("%d bytes set aside for %d requests of %d rows", sp.size, 18, 10)
 }
