@@ -197,6 +197,7 @@ type flatReader struct {
 	bucketRows int64
 	read       int
 	admitAll   bool
+	rowsRead   bool // the pass over the rows was started
 
 	// row is filled by rows.Next; what a request keeps of it is copied out.
 	row        FlatRow
@@ -340,9 +341,13 @@ func (fr *flatReader) scanGrouped() *groupedRequest {
 				if fr.err = fr.nextWindow(); fr.err != nil {
 					return nil
 				}
+			} else if fr.rowsRead {
+				fr.err = FileError(fr.info.Path, nil, "request %s: not in the rows read, though the pass over request_id counted %d: the file changed while it was read?", QuoteID(fr.keys[fr.admitEnd]), fr.counts[fr.admitEnd])
+				return nil
 			} else if fr.src, fr.err = fr.passes.Rows(); fr.err != nil {
 				return nil
 			}
+			fr.rowsRead = true
 			fr.passStart, fr.base, fr.closed, fr.pending = fr.admitEnd, fr.admitEnd, false, fr.pending[:0]
 		}
 		if !fr.src.Next(row) {

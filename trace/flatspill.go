@@ -41,7 +41,12 @@ type flatSpill struct {
 	first   [][2]uint64
 	scratch []byte
 	packed  []byte // a block compressed
+	pending int    // bytes in the buckets' pending, all told
 }
+
+// spillPendingBytes bounds what the buckets' unwritten rows may come to
+// together: past it every bucket is written and its buffer let go.
+const spillPendingBytes = 8 << 20
 
 type spillBucket struct {
 	pending []byte // rows not written yet
@@ -116,9 +121,18 @@ func (s *flatSpill) add(bucket, idx int, row *FlatRow) error {
 	if flags&spillSameAsFirst == 0 {
 		p = append(p, s.scratch...)
 	}
+	s.pending += len(p) - len(b.pending)
 	b.pending = p
 	if len(p) >= spillBlockBytes {
 		return s.flush(bucket)
+	}
+	if s.pending > spillPendingBytes {
+		for k := range s.buckets {
+			if err := s.flush(k); err != nil {
+				return err
+			}
+			s.buckets[k].pending = nil
+		}
 	}
 	return nil
 }
@@ -134,6 +148,7 @@ func (s *flatSpill) flush(bucket int) error {
 	}
 	b.blocks = append(b.blocks, spillBlock{off: s.size, n: int64(len(s.packed))})
 	s.size += int64(len(s.packed))
+	s.pending -= len(b.pending)
 	b.pending = b.pending[:0]
 	return nil
 }
