@@ -20,18 +20,8 @@ func TestLeanReport(t *testing.T) {
 	withWindow := 0
 	for _, name := range names {
 		in, _ := loadOracleCase(t, name)
-		build := func(lean bool) *audit.Report {
-			b := audit.NewBuilder(audit.Config{MaxConcurrency: in.MaxConcurrency, Stats: in.Stats, Lean: lean})
-			for _, r := range in.Records() {
-				b.Add(r)
-			}
-			rep, err := b.Finalize()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return rep
-		}
-		full, lean := build(false), build(true)
+		full := buildOracleInput(t, in, audit.Config{MaxConcurrency: in.MaxConcurrency, Stats: in.Stats})
+		lean := buildOracleInput(t, in, audit.Config{MaxConcurrency: in.MaxConcurrency, Stats: in.Stats, Lean: true})
 		for _, st := range aisbench.Stages {
 			if a, b := stageFiles(full, st), stageFiles(lean, st); a != b {
 				t.Errorf("%s %s: lean\n%s\nfull\n%s", name, st, b, a)

@@ -193,7 +193,13 @@ func oracleCaseNames(t *testing.T) []string {
 // buildFromOracleInput audits an oracle input, ITL's samples kept.
 func buildFromOracleInput(t *testing.T, in *oracle.Input) *audit.Report {
 	t.Helper()
-	b := audit.NewBuilder(audit.Config{MaxConcurrency: in.MaxConcurrency, Stats: in.Stats, KeepITLSamples: true})
+	return buildOracleInput(t, in, audit.Config{MaxConcurrency: in.MaxConcurrency, Stats: in.Stats, KeepITLSamples: true})
+}
+
+// buildOracleInput audits an oracle input with cfg.
+func buildOracleInput(t *testing.T, in *oracle.Input, cfg audit.Config) *audit.Report {
+	t.Helper()
+	b := audit.NewBuilder(cfg)
 	for _, r := range in.Records() {
 		b.Add(r)
 	}
