@@ -643,7 +643,7 @@ func (run *Run) readDatabases(opts Options) error {
 					unreferenced++ // not decoded: no record needs it
 					return nil
 				}
-				tp, err := decodeTimePoints(blob)
+				tp, err := decodeOwnedTimePoints(blob)
 				return place(id, tp, err)
 			})
 		}
@@ -788,6 +788,8 @@ func eachBlobAt(path, open, mode string, fn func(id int64, blob []byte) error) e
 		if size.Int64 > maxArrayBlob {
 			return &Error{File: path, Msg: fmt.Sprintf("numpy_store row %d: a blob of %d bytes, more than %d (%d time points): not what AISBench writes", id.Int64, size.Int64, maxArrayBlob, maxArrayBlob/8)}
 		}
+		// The driver (modernc.org/sqlite) copies each blob into a slice of
+		// its own a row, which fn may keep (TestBlobsOwned checks it).
 		if err := fn(id.Int64, blob); err != nil {
 			return err
 		}

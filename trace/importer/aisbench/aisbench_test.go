@@ -392,6 +392,17 @@ func FuzzDecodeTimePoints(f *testing.F) {
 	f.Add(be)
 	f.Fuzz(func(t *testing.T, blob []byte) {
 		tp, err := decodeTimePoints(blob)
+		// Read in place from a blob of its own: the same values, or the
+		// same refusal.
+		own, ownErr := decodeOwnedTimePoints(bytes.Clone(blob))
+		if (ownErr != nil) != (err != nil) || len(own) != len(tp) {
+			t.Fatalf("in place: %d values, %v; copied: %d values, %v", len(own), ownErr, len(tp), err)
+		}
+		for i := range tp {
+			if math.Float64bits(tp[i]) != math.Float64bits(own[i]) {
+				t.Fatalf("value %d: %v in place, %v copied", i, own[i], tp[i])
+			}
+		}
 		if err != nil {
 			return
 		}

@@ -63,7 +63,7 @@ func (run *Run) startPrefetch(name string) {
 			if pf.stop.Load() {
 				return errPrefetchStopped
 			}
-			tp, err := decodeTimePoints(blob)
+			tp, err := decodeOwnedTimePoints(blob)
 			// What the row holds: its array, or its error's text, and the row.
 			held += 8*int64(len(tp)) + prefetchRowBytes
 			if err != nil {

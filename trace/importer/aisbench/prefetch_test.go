@@ -1,10 +1,13 @@
 package aisbench
 
 import (
+	"bytes"
 	"encoding/binary"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestPrefetchBudgetCountsErrors: rows no record references, whose
@@ -41,5 +44,41 @@ func TestPrefetchBudgetCountsErrors(t *testing.T) {
 	// Load still works: the rows are unreferenced.
 	if _, err := Load(wd, Options{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBlobsOwned: every blob eachBlobAt hands out is a slice of its own,
+// unchanged by the rows read after it, as the time points read in place
+// from it (decodeOwnedTimePoints) need; a driver that reused its buffer
+// from row to row would fail here, not corrupt a run's time points.
+func TestBlobsOwned(t *testing.T) {
+	db := filepath.Join(workdirs, "failures", "performances", "model", "db_data", "0123abcd.db")
+	var kept, copies [][]byte
+	err := eachBlobAt(db, db, "mode=ro", func(_ int64, blob []byte) error {
+		kept = append(kept, blob)
+		copies = append(copies, append([]byte(nil), blob...))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) < 2 {
+		t.Fatalf("%d blobs: want several", len(kept))
+	}
+	for i := range kept {
+		if !bytes.Equal(kept[i], copies[i]) {
+			t.Fatalf("blob %d of %d changed after later rows were read", i, len(kept))
+		}
+	}
+	tp, err := decodeOwnedTimePoints(kept[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := decodeTimePoints(copies[0])
+	if err != nil || !slices.Equal(tp, want) {
+		t.Fatalf("read in place %v, copied %v (%v)", tp, want, err)
+	}
+	if len(tp) > 0 && &tp[0] != (*float64)(unsafe.Pointer(&kept[0][len(kept[0])-8*len(tp)])) {
+		t.Error("an aligned np.save array was copied, not read in place")
 	}
 }
