@@ -158,8 +158,9 @@ func TestFlatBadRows(t *testing.T) {
 }
 
 // TestFlatGroupingLimit: --max-grouping-rows bounds the rows a window
-// holds; a file with more rows is read in more windows, one pass each, and
-// only a request with more rows than the limit is refused.
+// holds; a file with more rows is read in more windows (the first held, the
+// others set aside and read back), and only a request with more rows than
+// the limit is refused.
 func TestFlatGroupingLimit(t *testing.T) {
 	rows := []FlatRow{chunkRow("a", 1, 2, "x"), chunkRow("b", 1, 3, "p"), chunkRow("a", 1, 4, "y"), chunkRow("c", 1, 5, "q")}
 	for i := range rows {
