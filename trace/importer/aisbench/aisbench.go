@@ -141,7 +141,8 @@ type Run struct {
 	// Notes say what the reader did that a reader of the numbers should know.
 	Notes []string
 
-	prefetch *prefetch // the first database, read while the details are
+	prefetcher    *prefetcher // the databases, read while the details are
+	prefetchedDBs int         // how many of them were used
 }
 
 // Load finds and reads the run in dir: a performances/<model> folder, or a
@@ -420,9 +421,7 @@ func (run *Run) readRecords(opts Options) error {
 				noDB++ // AISBench skips records without db_name
 				return nil
 			}
-			if run.prefetch == nil {
-				run.startPrefetch(rec.DBName)
-			}
+			run.startPrefetch(rec.DBName)
 			g, ok := groups[rec.DBName]
 			if !ok {
 				g = len(byGroup)

@@ -44,7 +44,11 @@ func TestLoadWorkdirs(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if seq, err := loadSequential(dir, Options{}); err != nil || !reflect.DeepEqual(seq, run) {
+				seq, err := loadSequential(dir, Options{})
+				if err == nil {
+					seq.prefetchedDBs = run.prefetchedDBs
+				}
+				if err != nil || !reflect.DeepEqual(seq, run) {
 					t.Errorf("the database read while the details are read and after them differ (%v)", err)
 				}
 				if len(run.Records) != c.records {
@@ -163,6 +167,26 @@ func TestSeveralDatabases(t *testing.T) {
 	}
 	if len(run.Databases) != 2 || !strings.Contains(strings.Join(run.Notes, "\n"), "2 databases") {
 		t.Errorf("databases %v, notes %q", run.Databases, run.Notes)
+	}
+	// Both databases were read while the details were, to what reading
+	// them afterwards gives.
+	if run.prefetchedDBs != 2 {
+		t.Errorf("%d databases read while the details were, want 2", run.prefetchedDBs)
+	}
+	seq, err := loadSequential(wd, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq.prefetchedDBs = run.prefetchedDBs
+	if !reflect.DeepEqual(seq, run) {
+		t.Error("the databases read while the details are and after them differ")
+	}
+	// A bad array in the second database: the same error either way.
+	execDB(t, filepath.Join(m, "db_data", "feedbeef.db"), "UPDATE numpy_store SET arr_blob = ? WHERE id = 4", []byte("not npy"))
+	_, err = Load(wd, Options{})
+	_, seqErr := loadSequential(wd, Options{})
+	if err == nil || seqErr == nil || err.Error() != seqErr.Error() || !strings.Contains(err.Error(), "feedbeef.db") {
+		t.Errorf("read while the details are: %v\nread after them: %v", err, seqErr)
 	}
 }
 

@@ -5,19 +5,29 @@ import (
 	"sync/atomic"
 )
 
-// prefetch reads the first database's arrays while the details are read:
-// one after the other, the two took about as long each. Not knowing yet
-// which rows the records reference, it decodes every row, keeping each
-// row's array or its decoding error in table order; readDatabases then
-// places them exactly as it places the rows it reads itself, errors in the
-// same order. Past prefetchBudget bytes of arrays it gives up, and the
-// database is read again in the usual way.
+// A prefetcher reads the databases' arrays while the details are read: one
+// after the other, the two took about as long each. A worker reads the
+// databases one at a time, in the order the details name them (the order
+// readDatabases reads them in). Not knowing yet which rows the records
+// reference, it decodes every row, keeping each row's array or its
+// decoding error in table order; readDatabases then places them exactly as
+// it places the rows it reads itself, errors in the same order. Past
+// prefetchBudget bytes, over all databases, it gives up, and the databases
+// it did not finish are read again in the usual way.
+type prefetcher struct {
+	byName map[string]*prefetch
+	queue  chan *prefetch
+	stop   atomic.Bool
+	held   atomic.Int64
+	done   chan struct{} // the worker has ended
+}
+
+// prefetch is one database's.
 type prefetch struct {
 	name, path string
-	stop       atomic.Bool
 	done       chan struct{}
 
-	// Set by the reading goroutine, read once done is closed.
+	// Set by the worker, read once done is closed.
 	rows      []prefetchedRow
 	note      string
 	err       error // what ended the read (a whole-database error, say)
@@ -27,80 +37,119 @@ type prefetch struct {
 type prefetchedRow struct {
 	id  int64
 	tp  []float64
-	err error // decodeTimePoints'
+	err error // decodeOwnedTimePoints'
 }
 
-// prefetchBudget bounds what a prefetch holds (arrays, the errors of rows
-// that do not decode, the rows): beyond it, rows no record may need (a
-// database with rows the details dropped) would cost memory the sequential
-// read never spends.
+// prefetchBudget bounds what the prefetches hold together (arrays, the
+// errors of rows that do not decode, the rows): beyond it, rows no record
+// may need (a database with rows the details dropped) would cost memory the
+// sequential read never spends.
 var prefetchBudget int64 = 1 << 30
 
 // prefetchRowBytes is what a prefetched row costs beside its array or error.
 const prefetchRowBytes = 64
+
+// prefetchQueue is how many databases may wait for the worker; one named
+// when the queue is full is read in the usual way.
+const prefetchQueue = 64
 
 var (
 	errPrefetchStopped = errors.New("prefetch stopped")
 	errOverBudget      = errors.New("prefetch over budget")
 )
 
-// startPrefetch starts reading database name, if it is there.
+// startPrefetch queues database name for the worker (started with the
+// first), unless it is queued already or not there.
 func (run *Run) startPrefetch(name string) {
-	path := run.dbPath(name)
-	pf := &prefetch{name: name, path: path, done: make(chan struct{})}
-	run.prefetch = pf
-	if !exists(path) {
+	p := run.prefetcher
+	if p == nil {
+		p = &prefetcher{byName: map[string]*prefetch{}, queue: make(chan *prefetch, prefetchQueue), done: make(chan struct{})}
+		run.prefetcher = p
+		go p.work(run)
+	}
+	if _, seen := p.byName[name]; seen {
+		return
+	}
+	pf := &prefetch{name: name, path: run.dbPath(name), done: make(chan struct{})}
+	p.byName[name] = pf
+	if !exists(pf.path) {
 		pf.abandoned = true
 		close(pf.done)
 		return
 	}
-	go func() {
-		defer close(pf.done)
-		var held int64
-		// eachBlob only reads run.Dir-derived paths here: it does not touch
-		// the Run the details are being read into.
-		pf.note, pf.err = run.eachBlob(path, func(id int64, blob []byte) error {
-			if pf.stop.Load() {
-				return errPrefetchStopped
-			}
-			tp, err := decodeOwnedTimePoints(blob)
-			// What the row holds: its array, or its error's text, and the row.
-			held += 8*int64(len(tp)) + prefetchRowBytes
-			if err != nil {
-				held += int64(len(err.Error()))
-			}
-			if held > prefetchBudget {
-				return errOverBudget
-			}
-			pf.rows = append(pf.rows, prefetchedRow{id: id, tp: tp, err: err})
-			return nil
-		})
-		if errors.Is(pf.err, errPrefetchStopped) || errors.Is(pf.err, errOverBudget) {
-			pf.abandoned, pf.rows = true, nil
+	select {
+	case p.queue <- pf:
+	default:
+		pf.abandoned = true
+		close(pf.done)
+	}
+}
+
+// work reads the queued databases until the queue is closed.
+func (p *prefetcher) work(run *Run) {
+	defer close(p.done)
+	for pf := range p.queue {
+		p.read(run, pf)
+		close(pf.done)
+	}
+}
+
+func (p *prefetcher) read(run *Run, pf *prefetch) {
+	if p.stop.Load() {
+		pf.abandoned = true
+		return
+	}
+	// eachBlob reads only run.Dir-derived paths here: it does not touch
+	// the Run the details are being read into.
+	pf.note, pf.err = run.eachBlob(pf.path, func(id int64, blob []byte) error {
+		if p.stop.Load() {
+			return errPrefetchStopped
 		}
-	}()
+		tp, err := decodeOwnedTimePoints(blob)
+		// What the row holds: its array, or its error's text, and the row.
+		held := 8*int64(len(tp)) + prefetchRowBytes
+		if err != nil {
+			held += int64(len(err.Error()))
+		}
+		if p.held.Add(held) > prefetchBudget {
+			p.stop.Store(true) // the databases after this one are read as usual
+			return errOverBudget
+		}
+		pf.rows = append(pf.rows, prefetchedRow{id: id, tp: tp, err: err})
+		return nil
+	})
+	if errors.Is(pf.err, errPrefetchStopped) || errors.Is(pf.err, errOverBudget) {
+		pf.abandoned, pf.rows = true, nil
+	}
 }
 
 // prefetched is the finished prefetch of database name at path, or nil
-// when there is none to use (the database is then read as usual).
+// when there is none to use (the database is then read as usual). The
+// rows are the caller's: the prefetch lets go of them.
 func (run *Run) prefetched(name, path string) *prefetch {
-	pf := run.prefetch
-	if pf == nil || pf.name != name || pf.path != path {
+	p := run.prefetcher
+	if p == nil {
+		return nil
+	}
+	pf := p.byName[name]
+	if pf == nil || pf.path != path {
 		return nil
 	}
 	<-pf.done
-	run.prefetch = nil
+	delete(p.byName, name)
 	if pf.abandoned {
 		return nil
 	}
+	run.prefetchedDBs++
 	return pf
 }
 
-// stopPrefetch ends a prefetch still under way and waits for it.
+// stopPrefetch ends the prefetches still under way and waits for them.
 func (run *Run) stopPrefetch() {
-	if pf := run.prefetch; pf != nil {
-		pf.stop.Store(true)
-		<-pf.done
-		run.prefetch = nil
+	if p := run.prefetcher; p != nil {
+		p.stop.Store(true)
+		close(p.queue)
+		<-p.done
+		run.prefetcher = nil
 	}
 }

@@ -30,8 +30,9 @@ func TestPrefetchBudgetCountsErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	run.startPrefetch("0123abcd.db")
-	pf := run.prefetch
+	pf := run.prefetcher.byName["0123abcd.db"]
 	<-pf.done
+	run.stopPrefetch()
 	held := 0
 	for _, r := range pf.rows {
 		if r.err != nil {
