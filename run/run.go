@@ -41,10 +41,10 @@ func New(store samples.Store) *Run {
 }
 
 // Add keeps one request, copied, but for its time points: a record's never
-// change once made, so the store may keep them as they are (samples.Store's
-// Keep). Requests come in trace order.
+// change once made, so the store may keep them as they are
+// (samples.Store.Add). Requests come in trace order.
 func (r *Run) Add(rec record.Request) {
-	q := request{id: rec.ID, success: rec.Success, ref: r.store.Keep(rec.TimePoints),
+	q := request{id: rec.ID, success: rec.Success, ref: r.store.Add(rec.TimePoints),
 		events: storeEvents(rec.Events), tokens: storeTokens(rec.Events)}
 	if rec.Spec != nil {
 		v := *rec.Spec

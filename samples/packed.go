@@ -58,14 +58,10 @@ func NewPacked(mapAfter int) *Packed { return &Packed{mapAfter: mapAfter} }
 // unmapped.
 func (p *Packed) Mapped() int { return p.mapped }
 
-func (p *Packed) Add(tp []float64) Ref { return p.add(tp, false) }
-
-// Keep keeps time points that do not pack as they are (an imported trace's
-// float seconds): copying them doubled what `audit check` of a work_dir
-// touched.
-func (p *Packed) Keep(tp []float64) Ref { return p.add(tp, true) }
-
-func (p *Packed) add(tp []float64, keep bool) Ref {
+// Add packs tp when it packs, and keeps it as it is otherwise (an imported
+// trace's float seconds): copying them doubled what `audit check` of a
+// work_dir touched.
+func (p *Packed) Add(tp []float64) Ref {
 	ref := Ref(len(p.entries))
 	n := max(len(tp)-1, 0)
 	free := p.free(n)
@@ -75,11 +71,7 @@ func (p *Packed) add(tp []float64, keep bool) Ref {
 		return ref
 	}
 	p.entries = append(p.entries, packedEntry{slab: -1, off: uint32(len(p.floats))})
-	if keep {
-		p.floats = append(p.floats, slices.Clip(tp))
-	} else {
-		p.floats = append(p.floats, append([]float64(nil), tp...))
-	}
+	p.floats = append(p.floats, slices.Clip(tp))
 	return ref
 }
 

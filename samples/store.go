@@ -24,11 +24,10 @@ import (
 // client records them) and hands them back exactly as added. It owns its
 // memory until Release: nothing read from it may be kept past that.
 type Store interface {
-	// Add keeps a request's time points (copied) and returns where they are.
+	// Add keeps a request's time points and returns where they are. The
+	// caller gives them up (a record's never change once made): the store
+	// may keep them as they are instead of a copy.
 	Add(timePoints []float64) Ref
-	// Keep is Add for time points the caller gives up: they never change
-	// again, so the store may keep them as they are instead of a copy.
-	Keep(timePoints []float64) Ref
 	// Points is the number of time points of ref.
 	Points(ref Ref) int
 	// TimePoints decodes ref's time points into buf's memory (reused).
@@ -53,9 +52,7 @@ type Heap struct {
 // NewHeap returns an empty Heap store.
 func NewHeap() *Heap { return &Heap{} }
 
-func (h *Heap) Add(tp []float64) Ref { return h.Keep(slices.Clone(tp)) }
-
-func (h *Heap) Keep(tp []float64) Ref {
+func (h *Heap) Add(tp []float64) Ref {
 	h.points = append(h.points, slices.Clip(tp))
 	return Ref(len(h.points) - 1)
 }

@@ -342,7 +342,7 @@ func (fr *flatReader) scanGrouped() *groupedRequest {
 					return nil
 				}
 			} else if fr.rowsRead {
-				fr.err = FileError(fr.info.Path, nil, "request %s: not in the rows read, though the pass over request_id counted %d: the file changed while it was read?", QuoteID(fr.keys[fr.admitEnd]), fr.counts[fr.admitEnd])
+				fr.err = fr.missingRequest()
 				return nil
 			} else if fr.src, fr.err = fr.passes.Rows(); fr.err != nil {
 				return nil
@@ -469,6 +469,12 @@ func (fr *flatReader) setAside(idx int, row *FlatRow) error {
 	return nil
 }
 
+// missingRequest is the error of a request the pass over request_id counted
+// and no row read brought in.
+func (fr *flatReader) missingRequest() error {
+	return FileError(fr.info.Path, nil, "request %s: not in the rows read, though the pass over request_id counted %d: the file changed while it was read?", QuoteID(fr.keys[fr.admitEnd]), fr.counts[fr.admitEnd])
+}
+
 // nextWindow starts the pass over the next window set aside.
 func (fr *flatReader) nextWindow() error {
 	if fr.read == 0 {
@@ -477,8 +483,7 @@ func (fr *flatReader) nextWindow() error {
 		}
 	}
 	if fr.read >= len(fr.spill.buckets) {
-		g := fr.keys[fr.admitEnd]
-		return FileError(fr.info.Path, nil, "request %s: not in the rows read, though the pass over request_id counted %d: the file changed while it was read?", QuoteID(g), fr.counts[fr.admitEnd])
+		return fr.missingRequest()
 	}
 	fr.src = fr.spill.rows(fr.read, fr.keys)
 	fr.read++

@@ -10,9 +10,9 @@ import (
 	"unsafe"
 )
 
-// TestLoadManyGroupsSmall: every db_name group gets a 4096-record block
-// up front, so a details file of N lines with N distinct db_names allocates
-// N*4096 records before readDatabases finds the databases missing.
+// TestLoadManyGroupsSmall: a details file of 1,000 lines naming 1,000
+// databases costs memory in proportion to its records, not a block of
+// recordBlock records a database (it was 751 MB).
 func TestLoadManyGroupsSmall(t *testing.T) {
 	wd := copyDir(t, filepath.Join(workdirs, "basic"))
 	details := filepath.Join(wd, "performances", "model", "ds_details.jsonl")

@@ -196,8 +196,12 @@ func valueEnd(b []byte, i int) int {
 			j++
 		}
 	}
-	j := i
-	for j < len(b) && !bytes.ContainsRune([]byte(",}] \t\n\r"), rune(b[j])) {
+	j := i // a number, true, false or null: up to a delimiter
+	for j < len(b) {
+		switch b[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return j
+		}
 		j++
 	}
 	return j

@@ -8,8 +8,8 @@ import (
 )
 
 // TestDetailsControlByteBeforeEscape: fastjson's validator checks a string
-// for raw control bytes only after its last escape, so these lines pass the
-// fast path while encoding/json (and Python's json.loads) reject them.
+// for raw control bytes only after its last escape; these lines, which
+// encoding/json (and Python's json.loads) reject, are refused too.
 func TestDetailsControlByteBeforeEscape(t *testing.T) {
 	for _, s := range []string{
 		"{\"\x10\\b\":null}",
@@ -26,9 +26,9 @@ func TestDetailsControlByteBeforeEscape(t *testing.T) {
 	}
 }
 
-// TestLoadControlByteBeforeEscape: a details line with a raw tab before an escape
-// in its prompt was "not a JSON record" before the change (and is for
-// Python's json.loads); now Load accepts it.
+// TestLoadControlByteBeforeEscape: a details line with a raw tab before an
+// escape in its prompt is "not a JSON record", as it is for Python's
+// json.loads (the fast path accepted it once).
 func TestLoadControlByteBeforeEscape(t *testing.T) {
 	wd := copyDir(t, filepath.Join(workdirs, "basic"))
 	details := filepath.Join(wd, "performances", "model", "ds_details.jsonl")
