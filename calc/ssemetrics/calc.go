@@ -173,10 +173,13 @@ func (c *Calc) metrics(out *StageResult, requests []int, itl *metric.Result) {
 	}
 	var contentStats []samples.Statistic
 	for _, m := range metric.SSE {
-		pool := make(samples.Pool, 0, len(requests))
+		var pool samples.Pool // made at the first sample: a trace of time points has none
 		n := 0
 		for _, i := range requests {
 			if v, ok := sseSamples(m, &c.Facts[i]); ok {
+				if pool == nil {
+					pool = make(samples.Pool, 0, len(requests))
+				}
 				n++
 				pool = append(pool, v)
 			}
@@ -231,9 +234,15 @@ func sseSamples(m metric.Metric, f *Facts) (samples.Span, bool) {
 	case metric.TextUpdateInterval:
 		return f.TextGaps, f.TextGaps.Len() > 0
 	case metric.TTFContent:
-		return samples.Values([]float64{f.TTFContent}), f.HasContent
+		if !f.HasContent {
+			return samples.Span{}, false
+		}
+		return samples.Values([]float64{f.TTFContent}), true
 	case metric.TTFText:
-		return samples.Values([]float64{f.TTFText}), f.HasText
+		if !f.HasText {
+			return samples.Span{}, false
+		}
+		return samples.Values([]float64{f.TTFText}), true
 	}
 	return f.Tokens, f.TokensKnown
 }
