@@ -414,6 +414,9 @@ func (fr *flatReader) take(row *FlatRow) error {
 		return err
 	}
 	fr.kept(g, row)
+	// The request keeps its first row's request-level columns: a part of
+	// what the window holds, spread over the rows kept.
+	fr.keptBytes += requestColumnBytes(&row.Req)
 	fr.pending = append(fr.pending, g)
 	fr.admitEnd++
 	fr.held += n
@@ -495,6 +498,19 @@ func (fr *flatReader) kept(g *groupedRequest, row *FlatRow) {
 	g.rows++
 	fr.keptRows++
 	fr.keptBytes += int64(groupedRowOverhead + len(row.Chunk.Data))
+}
+
+// requestColumnBytes is about what a request's request-level columns
+// hold beside the Request itself.
+func requestColumnBytes(q *Request) int64 {
+	n := int64(8 * len(q.TimePointsS))
+	if q.Error != nil {
+		n += int64(len(*q.Error))
+	}
+	for _, v := range q.Extra {
+		n += int64(len(v.Str) + len(v.Bytes))
+	}
+	return n
 }
 
 // countRows is the first pass: each request's index, in order of first

@@ -149,7 +149,10 @@ func (s *flatSpill) flush(bucket int) error {
 	b.blocks = append(b.blocks, spillBlock{off: s.size, n: int64(len(s.packed))})
 	s.size += int64(len(s.packed))
 	s.pending -= len(b.pending)
-	b.pending = b.pending[:0]
+	// Let the buffer go: kept, every bucket written would hold one of
+	// at least spillBlockBytes (of its largest row, when bigger), which
+	// s.pending does not count.
+	b.pending = nil
 	return nil
 }
 

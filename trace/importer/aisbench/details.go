@@ -3,6 +3,7 @@ package aisbench
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 
 	"github.com/valyala/fastjson"
 )
@@ -65,8 +66,8 @@ func decodeDetails(b []byte) (detailsRecord, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return d, err
 	}
-	if m == nil {
-		return d, nil // the line is null: no members
+	if m == nil { // null: AISBench's perf_data.get(...) fails on None
+		return d, errors.New("null: want a JSON object")
 	}
 	for k, v := range m {
 		if p := d.member([]byte(k)); p != nil {

@@ -43,6 +43,9 @@ func decodeNpy(blob []byte, owned bool) (tp []float64, err error) {
 	if len(blob) < 10 || !bytes.Equal(blob[:6], []byte("\x93NUMPY")) {
 		return nil, errors.New("not an .npy array (no \\x93NUMPY magic)")
 	}
+	if blob[7] != 0 { // numpy's _check_version: (1,0), (2,0) or (3,0) only
+		return nil, fmt.Errorf(".npy format version %d.%d: want 1.0, 2.0 or 3.0", blob[6], blob[7])
+	}
 	var hdrLen, start int
 	switch blob[6] {
 	case 1:
@@ -77,6 +80,11 @@ func decodeNpy(blob []byte, owned bool) (tp []float64, err error) {
 	m := shapeRe.FindSubmatch(hdr[s:])
 	if m == nil {
 		return nil, fmt.Errorf(".npy shape %q: want a 1-D array", shapeText(hdr[s:]))
+	}
+	// numpy reads the header with ast.literal_eval, which refuses a
+	// decimal literal with leading zeros (but takes 0, 00...).
+	if len(m[1]) > 1 && m[1][0] == '0' && len(bytes.Trim(m[1], "0")) > 0 {
+		return nil, fmt.Errorf(".npy shape %q: not a Python integer literal", m[0])
 	}
 	want, err := strconv.Atoi(string(m[1]))
 	if err != nil {
