@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -95,7 +96,11 @@ func (a *timerfdAlarm) arm(at time.Duration, waited bool) {
 		arm = now
 	}
 	a.armed.Store(int64(arm))
-	v := unix.ItimerSpec{Value: unix.NsecToTimespec(a.mono0 + int64(arm))}
+	abs := a.mono0 + int64(arm)
+	if abs < a.mono0 { // past 2^63-1 ns (a due time centuries ahead): as good as never
+		abs = math.MaxInt64
+	}
+	v := unix.ItimerSpec{Value: unix.NsecToTimespec(abs)}
 	if v.Value.Sec == 0 && v.Value.Nsec == 0 {
 		v.Value.Nsec = 1 // zero would disarm it
 	}

@@ -18,7 +18,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -100,6 +102,8 @@ func New(r trace.Reader, opts Options) (*Server, error) {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	// No limit at all: MaxBodyBytes+1 and the parse's 3× must not wrap.
+	opts.MaxBodyBytes = min(opts.MaxBodyBytes, math.MaxInt64/4)
 	if opts.MaxBodyMemory <= 0 {
 		opts.MaxBodyMemory = DefaultMaxBodyMemory
 	}
@@ -193,6 +197,9 @@ func (s *Server) nextStream() (*trace.Request, error) {
 	if req == nil {
 		return nil, s.srcErr
 	}
+	// Counted before the end is told (readAhead): Wait, called once it is,
+	// never sees the count rise from zero.
+	s.inFlight.Add(1)
 	s.readAhead()
 	return req, nil
 }
@@ -227,6 +234,7 @@ func (s *Server) matchStream(p string) *trace.Request {
 	} else {
 		s.byPrompt[p] = q[1:]
 	}
+	s.inFlight.Add(1) // before the end is told, as in nextStream
 	if len(s.byPrompt) == 0 {
 		s.endOnce.Do(func() { close(s.ended) })
 	}
@@ -253,8 +261,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusNotFound, "no such endpoint: want POST /v1/chat/completions or /v1/completions")
 		return
 	}
-	s.inFlight.Add(1)
-	defer s.inFlight.Done()
 	var req *trace.Request
 	if s.opts.Match {
 		p, status, err := s.readPrompt(w, r)
@@ -287,6 +293,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	defer s.inFlight.Done() // Added as the stream was handed out
 	s.served.Add(1)
 	s.replay(w, r, req, arrival)
 }
@@ -426,9 +433,14 @@ func (s *Server) logf(format string, args ...any) {
 	}
 }
 
-// at is when the read at tNs of req is due.
+// at is when the read at tNs of req is due. A delay no Duration holds
+// (centuries: a huge offset, a tiny speed) is the longest one: converted,
+// it would come out negative, a time past.
 func (s *Server) at(arrival time.Time, req *trace.Request, tNs int64) time.Time {
 	d := float64(tNs-req.T0Ns) / s.opts.Speed
+	if d >= math.MaxInt64 { // 2^63 as a float64
+		return arrival.Add(math.MaxInt64)
+	}
 	return arrival.Add(time.Duration(d))
 }
 
@@ -471,7 +483,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, req *trace.Reque
 		status = http.StatusInternalServerError
 	}
 	h := w.Header()
-	h.Set("X-Sseaudit-Request-Id", req.RequestID)
+	h.Set("X-Sseaudit-Request-Id", headerID(req.RequestID))
 	h.Set("Cache-Control", "no-cache")
 	if status == http.StatusOK {
 		h.Set("Content-Type", "text/event-stream")
@@ -510,15 +522,49 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, req *trace.Reque
 	if !p.wait(ctx, len(req.Chunks)) {
 		return
 	}
-	if req.Error != nil {
+	if req.Error != nil && !statusText(req) {
 		s.logf("%s %s: %s: status %d, %d reads, then cut (%s)", r.RemoteAddr, r.URL.Path, req.RequestID, status, len(req.Chunks), *req.Error)
 		// Cut the body (or, before any byte, the response): the client
 		// sees the connection end without the chunked encoding's last
-		// chunk.
+		// chunk. The status came: it is sent first.
+		sendHeader()
+		rc.Flush()
 		panic(http.ErrAbortHandler)
 	}
 	sendHeader()
 	s.logf("%s %s: %s: status %d, %d reads", r.RemoteAddr, r.URL.Path, req.RequestID, status, len(req.Chunks))
+}
+
+// headerID is a request_id as a header value: quoted when it holds a
+// control character, which HTTP clients refuse in a header (the whole
+// answer with it).
+func headerID(id string) string {
+	for i := 0; i < len(id); i++ {
+		if b := id[i]; b < ' ' && b != '\t' || b == 0x7f {
+			return strconv.Quote(id)
+		}
+	}
+	return id
+}
+
+// statusText reports whether req's error is only the text audit capture
+// records for every answer other than 200, "HTTP <status line>: <the
+// body's first 2048 bytes, trimmed>", with nothing after it: the answer
+// itself came whole.
+func statusText(req *trace.Request) bool {
+	e := *req.Error
+	if *req.HTTPStatus == http.StatusOK || !strings.HasPrefix(e, "HTTP "+strconv.Itoa(int(*req.HTTPStatus))) {
+		return false
+	}
+	var body []byte
+	for _, c := range req.Chunks {
+		body = append(body, c.Data...)
+		if len(body) >= 2048 {
+			break
+		}
+	}
+	body = body[:min(len(body), 2048)]
+	return strings.HasSuffix(e, ": "+strings.TrimSpace(string(body)))
 }
 
 func jsonError(w http.ResponseWriter, status int, msg string) {

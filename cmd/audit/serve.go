@@ -27,9 +27,11 @@ prompt, in the trace's "prompt" column, equals the request's), with its status
 code, its body bytes cut into the same writes, each write sent as long after the
 request's arrival as the read arrived after t0 in the trace (divided by --speed),
 and its failures: a request that got no response is answered by closing the
-connection, one cut mid-stream is cut after its last read. The request's own
-parameters (model, max_tokens, stream) are not looked at. When every stream has
-been served, further requests get 503. GET /v1/models and /health answer too.
+connection, one cut mid-stream is cut after its last read (its status sent
+first); an error answer audit capture recorded whole ("HTTP 429 ...: its body")
+is sent whole. The request's own parameters (model, max_tokens, stream) are not
+looked at. When every stream has been served, further requests get 503.
+GET /v1/models and /health answer too.
 
 Listens on loopback unless told otherwise; serves up to --max-connections clients
 at once (a further client takes the slot of the connection idle longest, or
