@@ -84,7 +84,8 @@ func newDecoder(e string, src io.Reader) (io.Reader, error) {
 // the error; bytes after the encoded stream's end are dropped.
 func Decode(enc string, chunks []trace.Chunk) ([]trace.Chunk, error) {
 	e := norm(enc)
-	if e == "" || e == "identity" {
+	if e == "" || e == "identity" || len(chunks) == 0 {
+		// No body (HEAD, 204, 304): nothing to decode.
 		return chunks, nil
 	}
 	if !Known(e) {

@@ -201,6 +201,7 @@ func EstimateOffset(wire, client []Request, pairs []Pair, known []Known) Offset 
 		w, c := &wire[p.Wire], &client[p.Client]
 		same = same || (w.compared() && c.compared() && len(w.Points) == len(c.Points))
 	}
+	haveLow := false
 	for _, p := range pairs {
 		w, c := &wire[p.Wire], &client[p.Client]
 		if !w.compared() || !c.compared() {
@@ -215,17 +216,15 @@ func EstimateOffset(wire, client []Request, pairs []Pair, known []Known) Offset 
 				}
 			}
 		}
-		if !o.Bounded {
-			o.LowNs, o.HighNs, o.Bounded = low, high, ok
-			if !ok {
-				o.HighNs = low
-			}
-			continue
+		if !haveLow || low > o.LowNs {
+			o.LowNs, haveLow = low, true
 		}
-		o.LowNs = max(o.LowNs, low)
-		if ok {
-			o.HighNs = min(o.HighNs, high)
+		if ok && (!o.Bounded || high < o.HighNs) {
+			o.HighNs, o.Bounded = high, true
 		}
+	}
+	if !o.Bounded {
+		o.HighNs = o.LowNs
 	}
 	o.Consistent = o.Bounded && o.LowNs <= o.HighNs
 	o.Ns, o.Source = o.HighNs, "estimated"

@@ -30,7 +30,7 @@ const Mask = '*'
 // another is masked whole).
 type Secrets [][]byte
 
-// credential says whether a header (canonical name) carries a credential.
+// credential says whether a header or query parameter carries a credential.
 func credential(name string) bool {
 	n := strings.ToLower(name)
 	for _, s := range []string{"authorization", "key", "token", "secret", "auth", "cookie", "password", "signature"} {
@@ -45,16 +45,25 @@ func credential(name string) bool {
 // whose name says credential (Authorization, api-key, X-Api-Key, Cookie,
 // …), and for an Authorization-like value "Scheme token" the token alone
 // too. Values shorter than MinLen are left out.
-func FromHeader(h http.Header) Secrets {
+func FromHeader(h http.Header) Secrets { return fromNamed(h) }
+
+// FromRequest are FromHeader's credentials of r's header and those of its
+// query parameters named as credentials (?key=, ?api-key=): a server may
+// echo a key from the query string as it may one from a header.
+func FromRequest(r *http.Request) Secrets { return fromNamed(r.Header, r.URL.Query()) }
+
+func fromNamed(sets ...map[string][]string) Secrets {
 	var s Secrets
-	for name, vs := range h {
-		if !credential(name) {
-			continue
-		}
-		for _, v := range vs {
-			s = s.add(v)
-			if _, token, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
-				s = s.add(strings.TrimSpace(token))
+	for _, set := range sets {
+		for name, vs := range set {
+			if !credential(name) {
+				continue
+			}
+			for _, v := range vs {
+				s = s.add(v)
+				if _, token, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+					s = s.add(strings.TrimSpace(token))
+				}
 			}
 		}
 	}

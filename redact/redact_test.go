@@ -3,6 +3,8 @@ package redact
 import (
 	"bytes"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,4 +84,19 @@ func FuzzBytes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFromRequest: a key in the query string is a secret as one in a
+// header is; other parameters and short values are not.
+func TestFromRequest(t *testing.T) {
+	r := httptest.NewRequest("POST", "/v1/chat/completions?key=AIzaSy-QUERY-KEY-0123&api-key=short&model=a-long-model-name", nil)
+	r.Header.Set("Authorization", "Bearer sk-header-key-0123456789")
+	got := FromRequest(r)
+	want := Secrets{[]byte("Bearer sk-header-key-0123456789"), []byte("sk-header-key-0123456789"), []byte("AIzaSy-QUERY-KEY-0123")}
+	if !slices.EqualFunc(got, want, bytes.Equal) {
+		t.Errorf("secrets %q, want %q", got, want)
+	}
+	if h := FromHeader(r.Header); len(h) != 2 {
+		t.Errorf("FromHeader took %q: the query is not a header", h)
+	}
 }

@@ -86,6 +86,7 @@ type Proxy struct {
 	inFlight atomic.Int64
 	peak     atomic.Int64
 	fwd      atomic.Int64
+	cutting  atomic.Bool // Cut was called: the tap, not a client, ends the exchanges in flight
 
 	done   chan *exchange
 	wrote  chan struct{} // closed when the writer goroutine ends
@@ -121,7 +122,7 @@ func New(o Options, w Writer) (*Proxy, error) {
 	p := &Proxy{o: o, target: target, clock: o.Clock, done: make(chan *exchange, 1024), wrote: make(chan struct{})}
 	p.stats.Encoded = map[string]int64{}
 	p.rp = &httputil.ReverseProxy{
-		Rewrite:        func(pr *httputil.ProxyRequest) { pr.SetURL(target) },
+		Rewrite:        func(pr *httputil.ProxyRequest) { rewrite(pr, target) },
 		Transport:      o.Transport,
 		FlushInterval:  -1, // every read written and flushed as it comes
 		BufferPool:     bufferPool{},
@@ -131,6 +132,28 @@ func New(o Options, w Writer) (*Proxy, error) {
 	}
 	go p.write(w)
 	return p, nil
+}
+
+// rewrite points the outgoing request at target and undoes what
+// ReverseProxy's Rewrite mode changes beyond the hop-by-hop headers: it
+// drops the client's Forwarded and X-Forwarded-* headers and the query
+// parameters url.ParseQuery rejects ("a;b", "50%"). Expect goes: the tap
+// has read the body and answered the client's 100-continue itself.
+func rewrite(pr *httputil.ProxyRequest, target *url.URL) {
+	pr.SetURL(target)
+	pr.Out.URL.RawQuery = pr.In.URL.RawQuery // target has none
+	hop := map[string]bool{}
+	for _, v := range pr.In.Header["Connection"] {
+		for _, f := range strings.Split(v, ",") {
+			hop[http.CanonicalHeaderKey(strings.TrimSpace(f))] = true
+		}
+	}
+	for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
+		if v, ok := pr.In.Header[h]; ok && !hop[h] {
+			pr.Out.Header[h] = v
+		}
+	}
+	pr.Out.Header.Del("Expect")
 }
 
 // ParseUpstream checks an upstream URL: http or https, a host, no query.
@@ -216,13 +239,15 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
 			http.Error(w, fmt.Sprintf("audit tap: request body over %d bytes (limit --max-request-bytes): not forwarded", p.o.MaxRequestBytes), http.StatusRequestEntityTooLarge)
+		} else {
+			http.Error(w, fmt.Sprintf("audit tap: %s %s: reading the request body: %v: not forwarded", r.Method, r.URL.Path, err), http.StatusBadRequest)
 		}
 		return
 	}
 	ex := &exchange{
 		id: fmt.Sprintf("tap-%06d", p.ids.Add(1)), t0: p.clock.Now(), inFlight: n,
 		method: r.Method, path: r.URL.Path, body: body, stream: asksStream(body),
-		secrets: redact.FromHeader(r.Header),
+		secrets: redact.FromRequest(r),
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if r.ContentLength == 0 {
@@ -294,6 +319,14 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	ex.got, ex.status = true, resp.StatusCode
 	ex.contentType = resp.Header.Get("Content-Type")
 	ex.encoding = strings.TrimSpace(resp.Header.Get("Content-Encoding"))
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		// An upgraded connection (a WebSocket): ReverseProxy needs the
+		// body as the connection's writer; what goes over it is not
+		// recorded.
+		ex.end, ex.ended = p.clock.Now(), true
+		ex.mu.Unlock()
+		return nil
+	}
 	ex.mu.Unlock()
 	resp.Body = &recordingBody{rc: resp.Body, ex: ex, clock: p.clock, max: p.o.MaxRecordBytes}
 	return nil
@@ -362,6 +395,15 @@ func (ex *exchange) fail(t int64, msg string) {
 // before its answer ended.
 const ClientCanceled = "client_canceled"
 
+// TapStopped starts the error of an exchange the tap itself cut (stopped
+// by a second signal) before its answer ended.
+const TapStopped = "tap_stopped"
+
+// Cut says that the exchanges still in flight are about to be cut by the
+// tap (its server closed), not by their clients: call it before closing
+// the server.
+func (p *Proxy) Cut() { p.cutting.Store(true) }
+
 // finish hands the ended exchange to the writer when it is to be recorded.
 func (p *Proxy) finish(ex *exchange, ctx context.Context) {
 	now := p.clock.Now()
@@ -374,9 +416,13 @@ func (p *Proxy) finish(ex *exchange, ctx context.Context) {
 		ex.errs = nil
 		ex.end, ex.ended = ex.times[len(ex.times)-1], true
 	case ctx.Err() != nil && (!ex.ended || len(ex.errs) > 0):
-		// The client went away: whatever error the upstream side saw
-		// followed from it.
-		ex.errs = []string{ClientCanceled + ": the client closed the connection before the answer ended"}
+		// The client went away, or the tap cut it: whatever error the
+		// upstream side saw followed from it.
+		if p.cutting.Load() {
+			ex.errs = []string{TapStopped + ": the tap was stopped (a second signal) before the answer ended"}
+		} else {
+			ex.errs = []string{ClientCanceled + ": the client closed the connection before the answer ended"}
+		}
 	}
 	if !ex.ended {
 		ex.end, ex.ended = now, true

@@ -38,9 +38,16 @@ type rig struct {
 	client   *http.Client
 }
 
-func newRig(t *testing.T, upstream http.Handler, o tap.Options) *rig {
+// newRig starts the upstream and the tap in front of it; setup, if any,
+// configures both servers before they start (setting them after would
+// race with their connections).
+func newRig(t *testing.T, upstream http.Handler, o tap.Options, setup ...func(upstream, front *http.Server)) *rig {
 	t.Helper()
-	r := &rig{t: t, upstream: httptest.NewServer(upstream)}
+	r := &rig{t: t, upstream: httptest.NewUnstartedServer(upstream)}
+	for _, f := range setup {
+		f(r.upstream.Config, nil)
+	}
+	r.upstream.Start()
 	o.Upstream = r.upstream.URL
 	o.FlushInterval = 20 * time.Millisecond
 	meta, err := tap.Meta(o, 0)
@@ -54,7 +61,11 @@ func newRig(t *testing.T, upstream http.Handler, o tap.Options) *rig {
 	if r.proxy, err = tap.New(o, r.file); err != nil {
 		t.Fatal(err)
 	}
-	r.front = httptest.NewServer(r.proxy)
+	r.front = httptest.NewUnstartedServer(r.proxy)
+	for _, f := range setup {
+		f(nil, r.front.Config)
+	}
+	r.front.Start()
 	r.client = &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 2048}}
 	t.Cleanup(r.close)
 	return r
@@ -365,18 +376,22 @@ func TestKeepAliveAndRecordAll(t *testing.T) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			io.WriteString(w, strings.Join(events, ""))
 		})
-		r := newRig(t, up, tap.Options{All: all})
-		r.upstream.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-			if s == http.StateNew {
-				conns.Add(1)
-			}
-		}
 		var front atomic.Int64
-		r.front.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-			if s == http.StateNew {
-				front.Add(1)
+		r := newRig(t, up, tap.Options{All: all}, func(upstream, tapFront *http.Server) {
+			count := func(n *atomic.Int64) func(net.Conn, http.ConnState) {
+				return func(_ net.Conn, s http.ConnState) {
+					if s == http.StateNew {
+						n.Add(1)
+					}
+				}
 			}
-		}
+			if upstream != nil {
+				upstream.ConnState = count(&conns)
+			}
+			if tapFront != nil {
+				tapFront.ConnState = count(&front)
+			}
+		})
 		for range 5 {
 			resp, err := r.post(context.Background(), "/v1/chat/completions", chatBody)
 			if err != nil {

@@ -37,12 +37,14 @@ Each streamed exchange (a request with "stream": true, or an answer of
 text/event-stream; with --record all, every exchange) is recorded: t0 when the
 request's last body byte reached the tap, every read of the answer with its
 arrival time (monotonic clock, ns since the tap started), status, end, error
-(upstream reset; client_canceled when the client went away), the request's
+(upstream reset; client_canceled when the client went away; tap_stopped when
+a second signal cut it), the request's
 prompt in the "prompt" column (audit serve --match replays it) and its whole body
 in "request_body", the answer's Content-Type and Content-Encoding (the body kept as
 received; audit's commands decode it), the exchanges in flight at its start.
 No request header is recorded, nor the query string: an API key (Authorization,
-api-key, x-api-key, ...) never reaches the trace.
+api-key, x-api-key, ?key=, ...) never reaches the trace, and one the server
+echoes back is masked.
 
 The trace is an Arrow IPC stream (.arrows) written as exchanges end, a record
 batch every --flush-every exchanges and every second: a crash or kill -9 loses
@@ -175,6 +177,7 @@ func serveUntilSignal(ctx context.Context, stderr io.Writer, srv *http.Server, l
 	case <-shut:
 	case <-sigs:
 		fmt.Fprintf(stderr, "tap: cutting %d exchanges in flight\n", p.InFlight())
+		p.Cut()
 		srv.Close()
 		<-shut
 	}
