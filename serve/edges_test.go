@@ -1,12 +1,7 @@
 package serve
 
 import (
-	"bufio"
-	"context"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -15,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sseaudit/sseaudit/internal/rawhttp"
 	"github.com/sseaudit/sseaudit/trace"
 )
 
@@ -39,86 +35,16 @@ func rawServer(t *testing.T, opts Options, lines ...string) (*Server, *httptest.
 	return s, ts
 }
 
-// rawPost sends a POST and reads the raw answer until the connection
-// ends or `within` passes: the status line (0: none came), the body bytes
-// of the chunked encoding, and whether it ended with its last chunk.
-type rawResp struct {
-	status   int
-	body     string
-	complete bool // the chunked body's last chunk came (or a Content-Length body whole)
-	timedOut bool
-}
-
-func rawPost(t *testing.T, addr string, within time.Duration) rawResp {
+// rawPost sends a completions POST and reads the raw answer until the
+// connection ends or within passes.
+func rawPost(t *testing.T, addr string, within time.Duration) rawhttp.Response {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
+	res, err := rawhttp.Post(addr, "/v1/completions", `{"prompt":"x"}`, within)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(within))
-	body := `{"prompt":"x"}`
-	fmt.Fprintf(c, "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
-	br := bufio.NewReader(c)
-	var res rawResp
-	isTimeout := func(err error) bool {
-		ne, ok := err.(net.Error)
-		return ok && ne.Timeout()
-	}
-	line, err := br.ReadString('\n')
-	if err != nil {
-		res.timedOut = isTimeout(err)
-		return res
-	}
-	res.status, _ = strconv.Atoi(strings.Fields(line)[1])
-	chunked, length := false, -1
-	for {
-		l, err := br.ReadString('\n')
-		if err != nil {
-			res.timedOut = isTimeout(err)
-			return res
-		}
-		l = strings.TrimRight(l, "\r\n")
-		if l == "" {
-			break
-		}
-		k, v, _ := strings.Cut(l, ":")
-		switch strings.ToLower(k) {
-		case "transfer-encoding":
-			chunked = strings.TrimSpace(v) == "chunked"
-		case "content-length":
-			length, _ = strconv.Atoi(strings.TrimSpace(v))
-		}
-	}
-	if !chunked {
-		b, err := io.ReadAll(br)
-		res.body = string(b)
-		res.complete = len(b) == length
-		res.timedOut = isTimeout(err)
-		return res
-	}
-	for {
-		l, err := br.ReadString('\n')
-		if err != nil {
-			res.timedOut = isTimeout(err)
-			return res
-		}
-		n, _ := strconv.ParseInt(strings.TrimRight(l, "\r\n"), 16, 64)
-		if n == 0 {
-			res.complete = true
-			return res
-		}
-		p := make([]byte, n+2)
-		if _, err := io.ReadFull(br, p); err != nil {
-			res.timedOut = isTimeout(err)
-			return res
-		}
-		res.body += string(p[:n])
-	}
+	return res
 }
-
-var _ = http.StatusOK
-var _ = context.Background
 
 // TestHugeOffsetNotEarly: a read due centuries after the request
 // (a huge offset, or a tiny --speed: `audit serve` takes any speed > 0) is
@@ -138,8 +64,8 @@ func TestHugeOffsetNotEarly(t *testing.T) {
 			line := fmt.Sprintf(`{"request_id": "r", "t0_ns": 0, "end_ns": %d, "http_status": 200, "chunks": [{"t_ns": 0, "data": "a"}, {"t_ns": %d, "data": "b"}]}`, c.tNs, c.tNs)
 			_, ts := rawServer(t, Options{Speed: c.speed}, line)
 			got := rawPost(t, ts.Listener.Addr().String(), 300*time.Millisecond)
-			if got.status != 200 || got.body != "a" || got.complete || !got.timedOut {
-				t.Errorf("within 300 ms: status %d, body %q, complete %v; want 200 and %q only, the read due centuries later not sent yet", got.status, got.body, got.complete, "a")
+			if got.Status != 200 || string(got.Body) != "a" || got.Complete || !got.TimedOut {
+				t.Errorf("within 300 ms: status %d, body %q, complete %v; want 200 and %q only, the read due centuries later not sent yet", got.Status, got.Body, got.Complete, "a")
 			}
 		})
 	}
@@ -155,8 +81,8 @@ func TestStatusBeforeCut(t *testing.T) {
 			line := fmt.Sprintf(`{"request_id": "r", "t0_ns": 0, "end_ns": 1000000, "http_status": %d, "error": "read tcp: connection reset by peer", "chunks": []}`, status)
 			_, ts := rawServer(t, Options{}, line)
 			got := rawPost(t, ts.Listener.Addr().String(), 10*time.Second)
-			if got.status != status || got.complete {
-				t.Errorf("got status %d (0: no status line), complete %v; want %d, then the connection cut", got.status, got.complete, status)
+			if got.Status != status || got.Complete {
+				t.Errorf("got status %d (0: no status line), complete %v; want %d, then the connection cut", got.Status, got.Complete, status)
 			}
 		})
 	}

@@ -19,8 +19,8 @@ func TestFarReadKeepsTimerfd(t *testing.T) {
 		t.Skip("no CLOCK_MONOTONIC")
 	}
 	got := rawPost(t, ts.Listener.Addr().String(), time.Second)
-	if got.body != "a" {
-		t.Errorf("body %q, want %q", got.body, "a")
+	if string(got.Body) != "a" {
+		t.Errorf("body %q, want %q", got.Body, "a")
 	}
 	if a.failed.Load() {
 		t.Error("the pacer's timerfd alarm fell back on Go's timers, for every stream from now on")

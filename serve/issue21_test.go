@@ -122,27 +122,27 @@ func TestIssue21BodyMemory(t *testing.T) {
 	fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 600000\r\n\r\n{\"messages\": ")
 	time.Sleep(100 * time.Millisecond)
 	big := `{"messages":[{"role":"user","content":"` + strings.Repeat("x", 500_000) + `"}]}`
-	if got := rawPost(t, addr, "/v1/chat/completions", big); got.status != http.StatusServiceUnavailable || !strings.Contains(string(got.body), "limit --max-body-memory") {
-		t.Errorf("a second body past the budget: status %d %s, want 503", got.status, got.body)
+	if got := rawPost(t, addr, "/v1/chat/completions", big); got.Status != http.StatusServiceUnavailable || !strings.Contains(string(got.Body), "limit --max-body-memory") {
+		t.Errorf("a second body past the budget: status %d %s, want 503", got.Status, got.Body)
 	}
 	huge := strings.Repeat("x", 2<<20)
-	if got := rawPost(t, addr, "/v1/chat/completions", huge); got.status != http.StatusRequestEntityTooLarge {
-		t.Errorf("a body over MaxBodyBytes: status %d, want 413", got.status)
+	if got := rawPost(t, addr, "/v1/chat/completions", huge); got.Status != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over MaxBodyBytes: status %d, want 413", got.Status)
 	}
 	c.Close()
 	time.Sleep(100 * time.Millisecond)
 	// The budget is back once the first request is gone: a small request
 	// is read (its prompt is not in the trace: 404).
-	if got := rawPost(t, addr, "/v1/chat/completions", `{"messages":[{"role":"user","content":"nobody"}]}`); got.status != http.StatusNotFound {
-		t.Errorf("after the first request ended: status %d, want 404", got.status)
+	if got := rawPost(t, addr, "/v1/chat/completions", `{"messages":[{"role":"user","content":"nobody"}]}`); got.Status != http.StatusNotFound {
+		t.Errorf("after the first request ended: status %d, want 404", got.Status)
 	}
 
 	// Without Match: bodies are dropped as they come.
 	addr = limitedServer(t, 16, servedTrace(t, 4), serve.Options{Speed: 100, MaxBodyBytes: 4 << 20, MaxBodyMemory: 1 << 20}, &http.Server{})
 	body := strings.Repeat("y", 3<<20)
 	for range 2 {
-		if got := rawPost(t, addr, "/v1/chat/completions", body); got.status != 200 {
-			t.Errorf("a 3 MB body, budget 1 MB, no match: status %d, want 200", got.status)
+		if got := rawPost(t, addr, "/v1/chat/completions", body); got.Status != 200 {
+			t.Errorf("a 3 MB body, budget 1 MB, no match: status %d, want 200", got.Status)
 		}
 	}
 }

@@ -1,19 +1,16 @@
 package serve_test
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"net"
 	"net/http/httptest"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/sseaudit/sseaudit/internal/rawhttp"
 	"github.com/sseaudit/sseaudit/internal/stallprobe"
 	"github.com/sseaudit/sseaudit/serve"
 	"github.com/sseaudit/sseaudit/trace"
@@ -65,78 +62,15 @@ func newServer(t *testing.T, path string, opts serve.Options) (*serve.Server, *h
 	return s, ts
 }
 
-// rawResponse is what the test's own HTTP/1.1 client saw.
-type rawResponse struct {
-	status  int
-	header  map[string]string
-	body    []byte
-	pieces  [][]byte // the body's HTTP chunks, as the server sent them
-	cut     bool     // the connection ended before the last chunk
-	noReply bool     // the connection closed with no status line
-}
-
 // rawPost sends a POST over a fresh TCP connection and decodes the chunked
 // answer by hand: an independent client, not net/http's.
-func rawPost(t *testing.T, addr, path, body string) rawResponse {
+func rawPost(t *testing.T, addr, path, body string) rawhttp.Response {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	res, err := rawhttp.Post(addr, path, body, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", path, addr, len(body), body)
-	br := bufio.NewReader(c)
-	var res rawResponse
-	line, err := br.ReadString('\n')
-	if err != nil {
-		res.noReply = true
-		return res
-	}
-	f := strings.Fields(line)
-	if len(f) < 2 {
-		t.Fatalf("status line %q", line)
-	}
-	res.status, _ = strconv.Atoi(f[1])
-	res.header = map[string]string{}
-	for {
-		l, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		l = strings.TrimRight(l, "\r\n")
-		if l == "" {
-			break
-		}
-		k, v, _ := strings.Cut(l, ":")
-		res.header[strings.ToLower(k)] = strings.TrimSpace(v)
-	}
-	if res.header["transfer-encoding"] != "chunked" {
-		b, _ := io.ReadAll(br)
-		res.body = b
-		return res
-	}
-	for {
-		l, err := br.ReadString('\n')
-		if err != nil {
-			res.cut = true
-			return res
-		}
-		n, err := strconv.ParseInt(strings.TrimRight(l, "\r\n"), 16, 64)
-		if err != nil {
-			t.Fatalf("chunk size line %q", l)
-		}
-		if n == 0 {
-			return res
-		}
-		p := make([]byte, n+2)
-		if _, err := io.ReadFull(br, p); err != nil {
-			res.cut = true
-			return res
-		}
-		res.pieces = append(res.pieces, p[:n])
-		res.body = append(res.body, p[:n]...)
-	}
+	return res
 }
 
 // TestIndependentClient: a hand-written HTTP/1.1 client gets, for every
@@ -160,42 +94,42 @@ func independentClient(t *testing.T, profile string) {
 		switch {
 		case w.HTTPStatus == nil:
 			seen["no response"] = true
-			if !got.noReply {
-				t.Errorf("request %d: got status %d, want the connection closed", i, got.status)
+			if got.Status != 0 {
+				t.Errorf("request %d: got status %d, want the connection closed", i, got.Status)
 			}
 			continue
-		case got.status != int(*w.HTTPStatus):
-			t.Errorf("request %d: status %d, want %d", i, got.status, *w.HTTPStatus)
+		case got.Status != int(*w.HTTPStatus):
+			t.Errorf("request %d: status %d, want %d", i, got.Status, *w.HTTPStatus)
 			continue
 		}
-		if got.header["x-sseaudit-request-id"] != w.RequestID {
-			t.Errorf("request %d: X-Sseaudit-Request-Id %q, want %q", i, got.header["x-sseaudit-request-id"], w.RequestID)
+		if got.Header["x-sseaudit-request-id"] != w.RequestID {
+			t.Errorf("request %d: X-Sseaudit-Request-Id %q, want %q", i, got.Header["x-sseaudit-request-id"], w.RequestID)
 		}
 		var wb []byte
 		for _, c := range w.Chunks {
 			wb = append(wb, c.Data...)
 		}
-		if !bytes.Equal(got.body, wb) {
-			t.Errorf("request %d: body\n%q\nwant\n%q", i, got.body, wb)
+		if !bytes.Equal(got.Body, wb) {
+			t.Errorf("request %d: body\n%q\nwant\n%q", i, got.Body, wb)
 		}
-		if len(got.pieces) != len(w.Chunks) {
-			t.Errorf("request %d: %d HTTP chunks, want one a read: %d", i, len(got.pieces), len(w.Chunks))
+		if len(got.Pieces) != len(w.Chunks) {
+			t.Errorf("request %d: %d HTTP chunks, want one a read: %d", i, len(got.Pieces), len(w.Chunks))
 		}
-		if got.cut != (w.Error != nil) {
-			t.Errorf("request %d: cut %v, want %v (error %v)", i, got.cut, w.Error != nil, w.Error)
+		if got.Cut() != (w.Error != nil) {
+			t.Errorf("request %d: cut %v, want %v (error %v)", i, got.Cut(), w.Error != nil, w.Error)
 		}
 		switch {
 		case w.Error != nil:
 			seen["cut"] = true
 		case *w.HTTPStatus != 200:
 			seen["status"] = true
-			if got.header["content-type"] != "application/json" {
-				t.Errorf("request %d: content type %q for an error", i, got.header["content-type"])
+			if got.Header["content-type"] != "application/json" {
+				t.Errorf("request %d: content type %q for an error", i, got.Header["content-type"])
 			}
 		default:
 			seen["ok"] = true
-			if got.header["content-type"] != "text/event-stream" {
-				t.Errorf("request %d: content type %q", i, got.header["content-type"])
+			if got.Header["content-type"] != "text/event-stream" {
+				t.Errorf("request %d: content type %q", i, got.Header["content-type"])
 			}
 		}
 	}
@@ -203,8 +137,8 @@ func independentClient(t *testing.T, profile string) {
 		t.Errorf("outcomes seen %v: want ok, status, cut and no response (pick another seed)", seen)
 	}
 	// The trace is spent: 503.
-	if got := rawPost(t, addr, "/v1/completions", `{"prompt":"x"}`); got.status != 503 {
-		t.Errorf("after the last stream: status %d, want 503", got.status)
+	if got := rawPost(t, addr, "/v1/completions", `{"prompt":"x"}`); got.Status != 503 {
+		t.Errorf("after the last stream: status %d, want 503", got.Status)
 	}
 }
 
@@ -290,8 +224,8 @@ func TestMatch(t *testing.T) {
 				api, body = "/v1/completions", fmt.Sprintf(`{"prompt":[%q]}`, w.Extra[0].Str)
 			}
 			got := rawPost(t, addr, api, body)
-			if got.header["x-sseaudit-request-id"] != w.RequestID {
-				errs <- fmt.Sprintf("prompt of %s answered with %q", w.RequestID, got.header["x-sseaudit-request-id"])
+			if got.Header["x-sseaudit-request-id"] != w.RequestID {
+				errs <- fmt.Sprintf("prompt of %s answered with %q", w.RequestID, got.Header["x-sseaudit-request-id"])
 			}
 		}(want[i])
 	}
@@ -305,11 +239,11 @@ func TestMatch(t *testing.T) {
 	default:
 		t.Errorf("every stream served, but Exhausted is not closed")
 	}
-	if got := rawPost(t, addr, "/v1/chat/completions", `{"messages":[{"role":"user","content":"unknown"}]}`); got.status != 404 {
-		t.Errorf("unknown prompt: status %d, want 404", got.status)
+	if got := rawPost(t, addr, "/v1/chat/completions", `{"messages":[{"role":"user","content":"unknown"}]}`); got.Status != 404 {
+		t.Errorf("unknown prompt: status %d, want 404", got.Status)
 	}
-	if got := rawPost(t, addr, "/v1/chat/completions", `not json`); got.status != 400 {
-		t.Errorf("bad body: status %d, want 400", got.status)
+	if got := rawPost(t, addr, "/v1/chat/completions", `not json`); got.Status != 400 {
+		t.Errorf("bad body: status %d, want 400", got.Status)
 	}
 }
 

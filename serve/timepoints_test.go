@@ -37,11 +37,11 @@ func TestTimePointsOnlyRefused(t *testing.T) {
 		}
 	}
 	_, ts := newServer(t, write(bytesReq, pointsReq), serve.Options{})
-	if got := rawPost(t, ts.Listener.Addr().String(), "/v1/chat/completions", `{}`); got.status != 200 || !strings.Contains(string(got.body), "content") {
-		t.Fatalf("first request: %d %q", got.status, got.body)
+	if got := rawPost(t, ts.Listener.Addr().String(), "/v1/chat/completions", `{}`); got.Status != 200 || !strings.Contains(string(got.Body), "content") {
+		t.Fatalf("first request: %d %q", got.Status, got.Body)
 	}
 	got := rawPost(t, ts.Listener.Addr().String(), "/v1/chat/completions", `{}`)
-	if got.status != 500 || !strings.Contains(string(got.body), "time points only") {
-		t.Errorf("time-points request: status %d, body %q; want 500 naming it", got.status, got.body)
+	if got.Status != 500 || !strings.Contains(string(got.Body), "time points only") {
+		t.Errorf("time-points request: status %d, body %q; want 500 naming it", got.Status, got.Body)
 	}
 }
