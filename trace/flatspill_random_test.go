@@ -150,13 +150,7 @@ func TestFlatSpillWrittenBlocksLetGo(t *testing.T) {
 	r := NewGroupingFlatReader(p, Info{Path: "f"}, Limits{MaxGroupingRows: 2}, nil)
 	defer r.Close()
 	fr = r.(*flatReader)
-	got := 0
-	for r.Scan() {
-		got++
-	}
-	if r.Err() != nil || got != n {
-		t.Fatal(got, r.Err())
-	}
+	scanCount(t, r, n)
 	t.Logf("end of the pass: %d buckets, %d bytes of buffers held, %d bytes in the file", len(fr.spill.buckets), capacity, size)
 	if capacity > spillPendingBytes {
 		t.Errorf("%d bytes of buffers held by %d buckets after their rows were written (%d bytes in the file)", capacity, len(fr.spill.buckets), size)
@@ -213,13 +207,7 @@ func TestFlatWindowCountsRequestColumns(t *testing.T) {
 	r := NewGroupingFlatReader(&peakPasses{slicePasses{rows: rows}, pr}, Info{Path: "f"}, Limits{}, nil)
 	defer r.Close()
 	fr = r.(*flatReader)
-	got := 0
-	for r.Scan() {
-		got++
-	}
-	if r.Err() != nil || got != n {
-		t.Fatal(got, r.Err())
-	}
+	scanCount(t, r, n)
 	if pr.peak > 2*groupingWindowBytes {
 		t.Errorf("the requests held came to %d MB of request-level columns at once (window: about %d MB)", pr.peak>>20, groupingWindowBytes>>20)
 	}

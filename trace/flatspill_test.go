@@ -97,16 +97,22 @@ func TestFlatSpillMemoryBounded(t *testing.T) {
 	r := NewGroupingFlatReader(p, Info{Path: "f"}, Limits{MaxGroupingRows: per}, nil)
 	defer r.Close()
 	fr = r.(*flatReader)
+	scanCount(t, r, n)
+	t.Logf("end of the pass: %d buckets, %d bytes pending in memory (cap %d), %d bytes in the file; the rows' data %d bytes",
+		len(fr.spill.buckets), pending, capacity, size, n*per*len(data))
+	if capacity > 8<<20 {
+		t.Errorf("%d bytes of spilled rows held in memory, %d in the file (window: %d rows)", capacity, size, per)
+	}
+}
+
+// scanCount reads every request of r and fails unless there are n and no error.
+func scanCount(t *testing.T, r Reader, n int) {
+	t.Helper()
 	got := 0
 	for r.Scan() {
 		got++
 	}
 	if r.Err() != nil || got != n {
-		t.Fatal(got, r.Err())
-	}
-	t.Logf("end of the pass: %d buckets, %d bytes pending in memory (cap %d), %d bytes in the file; the rows' data %d bytes",
-		len(fr.spill.buckets), pending, capacity, size, n*per*len(data))
-	if capacity > 8<<20 {
-		t.Errorf("%d bytes of spilled rows held in memory, %d in the file (window: %d rows)", capacity, size, per)
+		t.Fatalf("%d requests (want %d), error %v", got, n, r.Err())
 	}
 }
