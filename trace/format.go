@@ -117,29 +117,9 @@ func Open(path string, opts OpenOptions) (Reader, error) {
 		if in == nil {
 			in = os.Stdin
 		}
-		tmp, err := os.CreateTemp("", "sseaudit-stdin-*")
-		if err != nil {
-			return nil, fmt.Errorf("spooling stdin: %w", err)
-		}
-		// Unlinked at once where the system allows it (the open file stays
-		// readable): a process killed while reading leaves nothing behind.
-		// Elsewhere (Windows) it is removed on Close.
-		unlinked := os.Remove(tmp.Name()) == nil
-		cleanup = func() {
-			tmp.Close()
-			if !unlinked {
-				os.Remove(tmp.Name())
-			}
-		}
-		if _, err := io.Copy(tmp, in); err != nil {
-			cleanup()
-			return nil, fmt.Errorf("reading stdin: %w", err)
-		}
-		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-			cleanup()
+		if file, cleanup, err = spool(in, "stdin"); err != nil {
 			return nil, err
 		}
-		file = tmp
 	} else {
 		file, err = os.Open(path)
 		if err != nil {
@@ -156,12 +136,55 @@ func Open(path string, opts OpenOptions) (Reader, error) {
 		cleanup()
 		return nil, FileError(path, nil, "is a directory: want a trace file")
 	}
+	if st.Mode()&os.ModeNamedPipe != 0 && path != "-" {
+		// A pipe named by its path (a FIFO, <(zcat x.jsonl.gz)) has no
+		// size and cannot seek: spooled as stdin is. (A device such as
+		// /dev/zero is not: it may never end.)
+		pipe := file
+		file, cleanup, err = spool(pipe, path)
+		pipe.Close()
+		if err != nil {
+			return nil, err
+		}
+		if st, err = file.Stat(); err != nil {
+			cleanup()
+			return nil, err
+		}
+	}
 	r, err := f.Open(Source{Name: path, File: file, Size: st.Size(), Limits: opts.Limits})
 	if err != nil {
 		cleanup()
 		return nil, err
 	}
 	return &closingReader{Reader: r, cleanup: cleanup}, nil
+}
+
+// spool copies in to a temporary file, opened at its start, and returns
+// it with the function that closes (and removes) it.
+func spool(in io.Reader, what string) (*os.File, func(), error) {
+	tmp, err := os.CreateTemp("", "sseaudit-stdin-*")
+	if err != nil {
+		return nil, nil, fmt.Errorf("spooling %s: %w", what, err)
+	}
+	// Unlinked at once where the system allows it (the open file stays
+	// readable): a process killed while reading leaves nothing behind.
+	// Elsewhere (Windows) it is removed on Close.
+	unlinked := os.Remove(tmp.Name()) == nil
+	cleanup := func() {
+		tmp.Close()
+		if !unlinked {
+			os.Remove(tmp.Name())
+		}
+	}
+	if _, err := io.Copy(tmp, in); err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return tmp, cleanup, nil
 }
 
 type closingReader struct {

@@ -527,7 +527,7 @@ func (r *jsonlReader) decode(o *fastjson.Object, req *Request) error {
 			}
 			req.TimePointsS = make([]float64, len(a))
 			for i, x := range a {
-				if req.TimePointsS[i], err = x.Float64(); err != nil {
+				if req.TimePointsS[i], err = jsonFloat(x); err != nil {
 					err = r.lineErr(k, "element %d is a JSON %s: want a number", i, x.Type())
 					return
 				}
@@ -679,7 +679,7 @@ func (r *jsonlReader) extraValue(k string, kind ExtraKind, v *fastjson.Value) (V
 			}
 			return Value{Float: f}, nil
 		}
-		f, err := v.Float64()
+		f, err := jsonFloat(v)
 		if err != nil {
 			return bad("a number")
 		}
@@ -692,6 +692,23 @@ func (r *jsonlReader) extraValue(k string, kind ExtraKind, v *fastjson.Value) (V
 		return Value{Bool: b}, nil
 	}
 	return Value{}, r.lineErr(k, "unknown extra kind %d", kind)
+}
+
+// jsonFloat is the float64 nearest to a JSON number, as strconv (and
+// Python's json) read it: fastjson's Float64 divides the digits by a power
+// of ten and multiplies by another, rounding two or three times, and reads
+// "1.7000929701555e+09" one ulp off. A number too large is ±Inf (the
+// callers refuse it or keep it, as before).
+func jsonFloat(v *fastjson.Value) (float64, error) {
+	if v.Type() != fastjson.TypeNumber {
+		return 0, fmt.Errorf("a JSON %s: want a number", v.Type())
+	}
+	var buf [40]byte
+	f, err := strconv.ParseFloat(string(v.MarshalTo(buf[:0])), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, err
+	}
+	return f, nil
 }
 
 // appendJSONValue appends v as compact JSON. fastjson's own MarshalTo

@@ -43,7 +43,13 @@ func readRunMeta(path string) (trace.Meta, error) {
 	if err := dec.Decode(&top); err != nil {
 		return nil, fmt.Errorf("--run-meta %s: want a JSON object of sseaudit.* keys: %v", path, err)
 	}
+	if err := uniqueKeys(raw); err != nil {
+		return nil, fmt.Errorf("--run-meta %s: %v", path, err)
+	}
 	if m, ok := top["metadata"]; ok {
+		if err := uniqueKeys(m); err != nil {
+			return nil, fmt.Errorf("--run-meta %s: \"metadata\": %v", path, err)
+		}
 		top = nil
 		if err := json.Unmarshal(m, &top); err != nil {
 			return nil, fmt.Errorf("--run-meta %s: \"metadata\": want an object: %v", path, err)
@@ -73,6 +79,32 @@ func readRunMeta(path string) (trace.Meta, error) {
 		return nil, fmt.Errorf("--run-meta %s: no sseaudit.* key", path)
 	}
 	return meta, nil
+}
+
+// uniqueKeys refuses a JSON object that gives a key twice (encoding/json
+// keeps the last value without a word). Other errors are Decode's to report.
+func uniqueKeys(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		k, _ := tok.(string)
+		if seen[k] {
+			return fmt.Errorf("the key %q appears twice: want each key once", k)
+		}
+		seen[k] = true
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+	}
+	return nil
 }
 
 // readAtMost reads f whole, refusing one larger than limit bytes.

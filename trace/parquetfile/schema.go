@@ -354,6 +354,9 @@ func (s *fileSchema) extraColumn(file string, c *parquet.Column, meta map[string
 			kind = trace.ExtraString
 		}
 	case parquet.Int64, parquet.Int32:
+		if !signedInteger(c.Type()) {
+			return schemaError(file, name, "has type %s, whose stored integers are not its values: want %s (cast a DECIMAL to DOUBLE, an unsigned integer to BIGINT)", typeName(c), want)
+		}
 		kind = trace.ExtraInt64
 	case parquet.Double, parquet.Float:
 		kind = trace.ExtraFloat64
@@ -371,6 +374,29 @@ func (s *fileSchema) extraColumn(file string, c *parquet.Column, meta map[string
 	s.leaves[c.Index()] = leaf{role: roleExtra, column: name, kind: c.Type().Kind(), maxDef: c.MaxDefinitionLevel(), extra: len(s.extra)}
 	s.extra = append(s.extra, trace.ExtraColumn{Name: name, Kind: kind})
 	return nil
+}
+
+// signedInteger reports whether an INT32 or INT64 column's stored values,
+// read as signed integers, are its values: not a DECIMAL (values scaled by
+// 10^scale) nor an unsigned 32- or 64-bit integer (large values wrap to
+// negative).
+func signedInteger(t parquet.Type) bool {
+	if lt := t.LogicalType(); lt != nil && lt.Value != nil {
+		switch v := lt.Value.(type) {
+		case *format.DecimalType:
+			return false
+		case *format.IntType:
+			return v.IsSigned || v.BitWidth < 32
+		}
+		return true
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.Decimal, deprecated.Uint32, deprecated.Uint64:
+			return false
+		}
+	}
+	return true
 }
 
 // isText reports whether a BYTE_ARRAY column is annotated as text (String,
