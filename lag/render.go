@@ -34,9 +34,13 @@ func (r *Report) summary(src Sources) []string {
 			r.Matched, r.ByPrompt, r.Matched-r.ByPrompt, r.Compared),
 	}
 	o := r.Offset
-	if !o.Bounded {
+	switch {
+	case !o.Bounded && o.Source == "estimated":
 		lines = append(lines, "clock offset: unknown (no request to compare)")
-	} else {
+	case !o.Bounded:
+		lines = append(lines, fmt.Sprintf("clock offset: client = wire + %.6f s (%s); low bound %.6f s, no high bound (every compared client counts more events than the wire)",
+			float64(o.Ns)/1e9, o.Source, float64(o.LowNs)/1e9))
+	default:
 		l := fmt.Sprintf("clock offset: client = wire + %.6f s (%s); bounds %.6f to %.6f s",
 			float64(o.Ns)/1e9, o.Source, float64(o.LowNs)/1e9, float64(o.HighNs)/1e9)
 		if !o.Consistent {

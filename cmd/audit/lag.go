@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/sseaudit/sseaudit/lag"
+	"github.com/sseaudit/sseaudit/trace"
 	"github.com/sseaudit/sseaudit/trace/importer/aisbench"
 )
 
@@ -27,7 +28,8 @@ lag the wire, and its TTFT, ITL and TPOT carry its own delay.
 its performances/<model> folder), or a trace (audit import --from vllm|sglang|
 genai-perf|aiperf makes one of another tool's export). Requests are matched by
 prompt where both sides know it (the tap records it; an AISBench work_dir does
-not), then by order and time. The clocks' offset (client = wire + offset) is
+not), then by order and time. A client trace without send times (a vLLM result
+before start_times) is refused. The clocks' offset (client = wire + offset) is
 bounded by the requests (sent before the tap gets them) and the events (they
 reach the client after the tap): a clock the tap recorded (CLOCK_MONOTONIC, which
 Python's time.perf_counter reads on Linux, or the wall clock) that lies within the
@@ -134,5 +136,8 @@ func readClient(e env, cmd *cli.Command, path string) ([]lag.Request, error) {
 		return nil, err
 	}
 	defer r.Close()
+	if v, ok := r.Info().Meta.Get(trace.KeyStartTimes); ok {
+		return nil, fmt.Errorf("lag: %s: the client's send times are not known (%s = %q): its time points are on no clock the wire's can be set against", path, trace.KeyStartTimes, v)
+	}
 	return lag.Read(r, recordOptions(cmd))
 }
