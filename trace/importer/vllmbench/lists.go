@@ -123,6 +123,9 @@ func DecodeLists(top map[string]json.RawMessage) (Lists, error) {
 		return l, fmt.Errorf("no %s", strings.Join(missing, ", "))
 	}
 	dec := func(k string, v any) error {
+		if err := noNulls(k, top[k], k == "itls"); err != nil {
+			return err
+		}
 		if err := json.Unmarshal(top[k], v); err != nil {
 			return fmt.Errorf("%s: %v", k, err)
 		}
@@ -160,6 +163,30 @@ func DecodeLists(top map[string]json.RawMessage) (Lists, error) {
 		}
 	}
 	return l, nil
+}
+
+// noNulls refuses a null entry of a list (of lists when nested), which
+// encoding/json would leave at its zero value: a null error would be a
+// success, a null time 0 s.
+func noNulls(k string, raw json.RawMessage, nested bool) error {
+	var l []json.RawMessage
+	if json.Unmarshal(raw, &l) != nil {
+		return nil // not a list: the typed decoding says so
+	}
+	for i, e := range l {
+		if string(e) == "null" {
+			return fmt.Errorf("%s[%d] is null: want one entry a request", k, i)
+		}
+		var in []json.RawMessage
+		if nested && json.Unmarshal(e, &in) == nil {
+			for j, x := range in {
+				if string(x) == "null" {
+					return fmt.Errorf("%s[%d][%d] is null: want seconds", k, i, j)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // Request builds request i (its start 0 when there are no start times).

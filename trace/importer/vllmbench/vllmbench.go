@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -75,6 +76,9 @@ type Reader struct {
 	chk   *trace.Checker
 	meta  trace.Meta
 	tally Tally
+	// chat: a chat backend (openai-chat), whose latency ends at the last
+	// message parsed (the usage-only tail), not at the last token.
+	chat bool
 }
 
 // Read reads a result file.
@@ -111,6 +115,7 @@ func Read(r io.Reader, name string, opts Options) (*Reader, error) {
 		Burstiness     json.RawMessage `json:"burstiness"`
 	}
 	run.Decode(&res)
+	rd.chat = strings.Contains(res.Backend, "chat")
 	rd.meta = RunMeta("import vllm", res.MaxConcurrency, res.RequestRate)
 	for k, v := range map[string]string{"backend": res.Backend, "model": res.ModelID, "date": res.Date} {
 		if v != "" {
@@ -187,7 +192,8 @@ func (rd *Reader) Err() error { return rd.err }
 // (benchmarks/serve.py calculate_metrics): over the successful requests,
 // TTFT, the pooled ITLs, TPOT = (latency - ttft) / (output_len - 1) for
 // output_len > 1 and E2EL = latency, where vLLM's latency ends at the last
-// token (ttft plus the itls).
+// token (ttft plus the itls) for a completions backend; a chat backend's
+// TPOT and E2EL are skipped, with the reason.
 func (rd *Reader) Check() *crosscheck.Comparison {
 	c := &crosscheck.Comparison{Source: rd.run.Where(rd.name)}
 	t := &rd.tally
@@ -196,9 +202,26 @@ func (rd *Reader) Check() *crosscheck.Comparison {
 	rd.run.Figure(c, "total_input_tokens", float64(t.InputTokens))
 	rd.run.Figure(c, "total_output_tokens", float64(t.OutputTokens))
 	rd.run.Distribution(c, "ttft", t.TTFT)
-	rd.run.Distribution(c, "tpot", t.TPOT)
+	if !rd.chat {
+		rd.run.Distribution(c, "tpot", t.TPOT)
+	}
 	rd.run.Distribution(c, "itl", t.ITL)
-	rd.run.Distribution(c, "e2el", t.Latency)
+	if !rd.chat {
+		rd.run.Distribution(c, "e2el", t.Latency)
+	} else {
+		// async_request_openai_chat_completions sets most_recent_timestamp on
+		// every message it parses, the usage-only tail included: its latency
+		// (E2EL, and TPOT through it) ends after the last token, and the
+		// lists do not hold when.
+		var skipped []string
+		for k := range rd.run.Top {
+			if m := statKey.FindStringSubmatch(k); m != nil && (m[2] == "tpot" || m[2] == "e2el") {
+				skipped = append(skipped, k+" (a chat backend's latency ends at the last message parsed, after the last token: not in the lists)")
+			}
+		}
+		sort.Strings(skipped)
+		c.Skipped = append(c.Skipped, skipped...)
+	}
 	for _, k := range []string{"duration", "request_throughput", "output_throughput", "total_token_throughput"} {
 		if _, ok := rd.run.Top[k]; ok {
 			c.Skipped = append(c.Skipped, k+" (the benchmark's duration is not in the per-request lists)")
