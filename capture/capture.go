@@ -88,6 +88,8 @@ type Options struct {
 	Warnf func(format string, args ...any)
 	// Client is the HTTP client (a fresh one sized for Concurrency when nil).
 	Client *http.Client
+
+	secrets redact.Secrets // set by Run: masked in an error body before it is cut
 }
 
 // Progress is the state of a capture.
@@ -293,6 +295,7 @@ type result struct {
 	// cut at MaxBodyBytes.
 	encoding, redirect string
 	cut                bool
+	masked             int // secrets masked in the error column before it was cut
 }
 
 // Run sends o.Requests requests and writes what came back to w, in the
@@ -305,7 +308,8 @@ func Run(ctx context.Context, o Options, w Writer) (Summary, error) {
 		return c.sum, err
 	}
 	c.endpoint, _ = Endpoint(o.URL, o.API)
-	c.secrets = redact.FromHeader(o.Headers)
+	c.secrets = secretsOf(c.endpoint, o.Headers)
+	o.secrets = c.secrets
 	c.client = o.Client
 	if c.client == nil {
 		c.client = newClient(o.Concurrency)
@@ -362,6 +366,17 @@ func newClient(concurrency int) *http.Client {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true, // the body bytes as the server sent them
 	}}
+}
+
+// secretsOf are the credentials among headers and those of the endpoint
+// URL: its password and its query parameters named as credentials (?key=).
+func secretsOf(endpoint string, headers http.Header) redact.Secrets {
+	hr, err := http.NewRequest(http.MethodPost, endpoint, nil)
+	if err != nil {
+		return redact.FromHeader(headers)
+	}
+	hr.Header = headers
+	return redact.FromRequest(hr)
 }
 
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -544,7 +559,7 @@ func (c *capturing) write(r result, unflushed *int) {
 	case c.werr != nil:
 		return
 	}
-	c.sum.Masked += c.secrets.Request(r.req)
+	c.sum.Masked += r.masked + c.secrets.Request(r.req)
 	if err := c.w.Write(r.req); err != nil {
 		c.fail(err)
 		return
@@ -640,6 +655,10 @@ func (o *Options) do(ctx context.Context, client *http.Client, endpoint string, 
 	req.T0Ns = clock()
 	resp, err := client.Do(hr)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = RedactURL(ue.URL) // the trace never holds the query
+		}
 		return ended(err)
 	}
 	defer resp.Body.Close()
@@ -670,7 +689,8 @@ func (o *Options) readBody(resp *http.Response, res *doResult, clock func() int6
 		if status == 200 {
 			return
 		}
-		e := errorText(resp, body)
+		res.masked = o.secrets.Bytes(body)
+		e := errorText(resp, body[:min(len(body), maxErrorBody)])
 		if res.redirect != "" {
 			e += fmt.Sprintf("; a redirect to %s, not followed (capture follows no redirect)", res.redirect)
 		}
@@ -700,19 +720,20 @@ func (o *Options) readBody(resp *http.Response, res *doResult, clock func() int6
 			data := append([]byte(nil), buf[:n]...)
 			req.Chunks = append(req.Chunks, trace.Chunk{TNs: t, Data: data})
 			total += int64(n)
-			if status != 200 && len(body) < maxErrorBody {
-				body = append(body, data[:min(len(data), maxErrorBody-len(body))]...)
+			// A secret the cut would split is kept whole, to be masked.
+			if keep := maxErrorBody + o.secrets.MaxLen(); status != 200 && len(body) < keep {
+				body = append(body, data[:min(len(data), keep-len(body))]...)
 			}
+		}
+		if total > o.MaxBodyBytes {
+			res.cut = true
+			return fmt.Errorf("the body passed %d bytes (limit --max-body-bytes): the rest was not read", o.MaxBodyBytes)
 		}
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
-		}
-		if total > o.MaxBodyBytes {
-			res.cut = true
-			return fmt.Errorf("the body passed %d bytes (limit --max-body-bytes): the rest was not read", o.MaxBodyBytes)
 		}
 	}
 }
@@ -723,29 +744,48 @@ func (o *Options) readBody(resp *http.Response, res *doResult, clock func() int6
 // error for the request.
 func decoded(resp *http.Response) (r io.Reader, enc string, err error) {
 	enc = strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
+	// What a decoder reads of its header is kept until it is known good:
+	// a body that is not what it says is stored as sent.
+	head := &headTee{r: resp.Body}
 	var dr io.Reader
 	switch enc {
 	case "", "identity":
 		return resp.Body, "", nil
 	case "gzip", "x-gzip":
-		dr, err = gzip.NewReader(resp.Body)
+		dr, err = gzip.NewReader(head)
 	case "deflate":
-		dr, err = zlib.NewReader(resp.Body)
+		dr, err = zlib.NewReader(head)
 	case "br":
-		dr = brotli.NewReader(resp.Body)
+		dr = brotli.NewReader(head)
 	case "zstd":
 		var z *zstd.Decoder
 		// RFC 8878: an HTTP zstd frame's window is 8 MB at most.
-		if z, err = zstd.NewReader(resp.Body, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(8<<20)); err == nil {
+		if z, err = zstd.NewReader(head, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(8<<20)); err == nil {
 			dr = z.IOReadCloser()
 		}
 	default:
 		return resp.Body, enc, fmt.Errorf("Content-Encoding %q: not one capture decodes (gzip, deflate, br, zstd): the body is stored as sent", enc)
 	}
+	head.done = true
 	if err != nil {
-		return nil, enc, fmt.Errorf("Content-Encoding %s: %w", enc, err)
+		return io.MultiReader(bytes.NewReader(head.b), resp.Body), enc, fmt.Errorf("Content-Encoding %s: %w: the body is stored as sent", enc, err)
 	}
 	return dr, enc, nil
+}
+
+// headTee keeps what is read through it until done.
+type headTee struct {
+	r    io.Reader
+	b    []byte
+	done bool
+}
+
+func (t *headTee) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if !t.done {
+		t.b = append(t.b, p[:n]...)
+	}
+	return n, err
 }
 
 // encodingNote says what became of an encoded answer.

@@ -45,15 +45,22 @@ func credential(name string) bool {
 // whose name says credential (Authorization, api-key, X-Api-Key, Cookie,
 // …), and for an Authorization-like value "Scheme token" the token alone
 // too. Values shorter than MinLen are left out.
-func FromHeader(h http.Header) Secrets { return fromNamed(h) }
+func FromHeader(h http.Header) Secrets { return Secrets(nil).fromNamed(h) }
 
-// FromRequest are FromHeader's credentials of r's header and those of its
-// query parameters named as credentials (?key=, ?api-key=): a server may
-// echo a key from the query string as it may one from a header.
-func FromRequest(r *http.Request) Secrets { return fromNamed(r.Header, r.URL.Query()) }
-
-func fromNamed(sets ...map[string][]string) Secrets {
+// FromRequest are FromHeader's credentials of r's header, those of its
+// query parameters named as credentials (?key=, ?api-key=) and its URL's
+// password: a server may echo a key from the URL as it may one from a
+// header.
+func FromRequest(r *http.Request) Secrets {
 	var s Secrets
+	if p, ok := r.URL.User.Password(); ok {
+		s = s.add(p)
+	}
+	return s.fromNamed(r.Header, r.URL.Query())
+}
+
+// fromNamed adds the credentials among the named values of sets.
+func (s Secrets) fromNamed(sets ...map[string][]string) Secrets {
 	for _, set := range sets {
 		for name, vs := range set {
 			if !credential(name) {
@@ -81,6 +88,14 @@ func (s Secrets) add(v string) Secrets {
 		return s
 	}
 	return append(s, []byte(v))
+}
+
+// MaxLen is the length of the longest secret (0 when none).
+func (s Secrets) MaxLen() int {
+	if len(s) == 0 {
+		return 0
+	}
+	return len(s[0])
 }
 
 // Bytes masks every secret in b, in place; it returns how many it masked.

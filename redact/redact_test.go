@@ -99,4 +99,8 @@ func TestFromRequest(t *testing.T) {
 	if h := FromHeader(r.Header); len(h) != 2 {
 		t.Errorf("FromHeader took %q: the query is not a header", h)
 	}
+	u := httptest.NewRequest("POST", "http://user:url-password-0123@host/v1", nil)
+	if got := FromRequest(u); len(got) != 1 || string(got[0]) != "url-password-0123" {
+		t.Errorf("secrets of a URL with a password: %q", got)
+	}
 }

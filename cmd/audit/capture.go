@@ -44,12 +44,14 @@ stderr when it is a terminal; a summary always.
 A server that refuses the connection before any response ends the capture with
 an error and leaves no file; a 200 that is not text/event-stream gets a warning.
 Answers are recorded as a decoding client reads them: a body the server encoded
-(Content-Encoding gzip, deflate, br, zstd) is stored decoded, with a warning; a
+(Content-Encoding gzip, deflate, br, zstd) is stored decoded, with a warning (one
+that does not decode is stored as sent and the request marked failed); a
 redirect is recorded as the answer and never followed (it would carry the
 request's headers, an API key among them, to another host); a body longer than
 --max-body-bytes is cut there and the request marked failed. The trace never
-holds a credential: the URL is stored without user, password or query, headers
-are not stored. The summary says how many requests are on disk; an interrupted
+holds a credential: the URL is stored without user, password or query (in errors
+too), headers are not stored, and a key the server echoes (a --header's, the
+URL's password or a ?key= parameter) is masked byte for byte. The summary says how many requests are on disk; an interrupted
 capture, or one whose file could not be written, exits 1.
 
 Examples (they need a live server; run them by hand):
@@ -235,7 +237,7 @@ func writeSummary(w io.Writer, s capture.Summary, out string, file *capture.File
 		fmt.Fprintf(w, "capture: %d answers were %s-encoded (Content-Encoding)\n", s.Encoded[enc], enc)
 	}
 	if s.Masked > 0 {
-		fmt.Fprintf(w, "capture: %d credentials the server echoed (a --header's key) masked in the recording, byte for byte with '*'\n", s.Masked)
+		fmt.Fprintf(w, "capture: %d credentials the server echoed (a --header's key, the URL's) masked in the recording, byte for byte with '*'\n", s.Masked)
 	}
 	if s.Redirects > 0 {
 		fmt.Fprintf(w, "capture: %d answers were redirects, recorded and not followed\n", s.Redirects)
