@@ -207,7 +207,11 @@ func Compare(a, b *Side, o Options) (*Comparison, error) {
 			if !slices.Contains(shown, d.Name) {
 				continue
 			}
-			bs := stattest.Bootstrap{Resamples: o.Resamples, Seed: o.Seed, Stream: uint64(si*len(Metrics) + mi)}
+			// The stream is the stage's and metric's place in aisbench.Stages
+			// and Metrics, not in what is shown: the same interval whatever
+			// --stage and --metric select.
+			stream := uint64(slices.Index(aisbench.Stages, st)*len(Metrics) + mi)
+			bs := stattest.Bootstrap{Resamples: o.Resamples, Seed: o.Seed, Stream: stream}
 			m := &sc.Metrics[k]
 			k++
 			tasks = append(tasks, func() { *m = compareMetric(d, a, b, sa, sb, &pairing, o.Alpha, bs) })
