@@ -200,12 +200,13 @@ func fixPythonLiterals(dst, src []byte) ([]byte, bool) {
 		switch {
 		case ch == '"':
 			inString = true
-		case ch == 'N' && bytes.HasPrefix(src[i:], []byte("NaN")) && (i == 0 || src[i-1] != '-'):
+		case ch == 'N' && bytes.HasPrefix(src[i:], []byte("NaN")) && literalAlone(src, i, i+len("NaN")):
 			dst = append(dst, "1.5"...)
 			i += len("NaN") - 1
 			replaced = true
 			continue
-		case ch == 'I' && bytes.HasPrefix(src[i:], []byte("Infinity")):
+		case ch == 'I' && bytes.HasPrefix(src[i:], []byte("Infinity")) &&
+			(literalAlone(src, i, i+len("Infinity")) || i > 0 && src[i-1] == '-' && literalAlone(src, i-1, i+len("Infinity"))):
 			dst = append(dst, "1.5"...)
 			i += len("Infinity") - 1
 			replaced = true
@@ -214,6 +215,18 @@ func fixPythonLiterals(dst, src []byte) ([]byte, bool) {
 		dst = append(dst, ch)
 	}
 	return dst, replaced
+}
+
+// literalAlone reports whether src[i:j] stands alone as a JSON value, as
+// json.loads reads NaN, Infinity and -Infinity: after the start, a bracket,
+// a comma, a colon or whitespace, and before the end, a bracket, a comma or
+// whitespace. Glued to anything else ("1NaN", "Infinity0", "NaNe5") it is
+// a JSONDecodeError, which a number in its place would hide.
+func literalAlone(src []byte, i, j int) bool {
+	if i > 0 && bytes.IndexByte([]byte("[{,: \t\r\n"), src[i-1]) < 0 {
+		return false
+	}
+	return j == len(src) || bytes.IndexByte([]byte("]}, \t\r\n"), src[j]) >= 0
 }
 
 // judge classifies a parsed JSON object and checks it against AISBench's

@@ -131,3 +131,29 @@ func TestPyUTF8Error(t *testing.T) {
 		}
 	}
 }
+
+// Python's json.loads reads NaN, Infinity and -Infinity only as whole
+// values: glued to a number ("1NaN", "Infinity0", "NaNe5") they are a
+// JSONDecodeError, not a number.
+func TestPythonLiteralsGluedToNumbers(t *testing.T) {
+	var c classifier
+	for _, p := range []string{
+		`{"choices":[],"usage":{"prompt_tokens":1NaN}}`,
+		`{"choices":[],"usage":{"prompt_tokens":Infinity1}}`,
+		`{"choices":[],"usage":{"prompt_tokens":-Infinity0}}`,
+		`{"choices":[],"usage":{"prompt_tokens":NaNe5}}`,
+		`{"choices":[{"delta":{"content":"x"}}],"a":1Infinity}`,
+	} {
+		if v := c.classify([]byte(p)); v.class != ClassMalformed || v.json {
+			t.Errorf("%s: class %s, json %v; json.loads raises JSONDecodeError: want malformed", p, v.class, v.json)
+		}
+	}
+}
+
+// AISBench's json.loads raises on such a payload, which fails the request.
+func TestPythonLiteralsGluedToNumbersFailAISBench(t *testing.T) {
+	res := mustReplay(t, mkReq("data: "+pContent+"\n\n", `data: {"choices":[],"usage":{"prompt_tokens":1NaN}}`+"\n\n", "data: [DONE]\n\n"), AISBench)
+	if res.Success || res.Events[1].Class != ClassMalformed {
+		t.Errorf("success %v, event 1 %s; want a failed request and a malformed event", res.Success, res.Events[1].Class)
+	}
+}

@@ -240,7 +240,7 @@ func (s *sseFramer) endBlock(t int64) (Event, bool) {
 			payload = s.in.body[s.dataStart:s.dataEnd]
 		}
 		if !utf8.Valid(payload) {
-			s.valid = append(s.valid[:0], bytes.ToValidUTF8(payload, []byte("\uFFFD"))...)
+			s.valid = pyDecodeReplace(s.valid[:0], payload) // one U+FFFD per maximal subpart, as the WHATWG decoder
 			payload = s.valid
 		}
 		v := s.cls.classify(payload)

@@ -43,3 +43,17 @@ func TestLineEnds(t *testing.T) {
 		}
 	}
 }
+
+// The event stream is decoded as UTF-8 with replacement: each maximal
+// invalid subsequence becomes its own U+FFFD (WHATWG Encoding, as Python's
+// errors="replace"), so "\xff\xfe" is two U+FFFD, six bytes of content.
+func TestSSEInvalidUTF8ReplacedPerSubpart(t *testing.T) {
+	res := mustReplay(t, mkReq("data: {\"choices\":[{\"delta\":{\"content\":\"\xff\xfe\"}}]}\n\n"), SSE)
+	if e := res.Events[0]; e.Class != ClassContent || e.ContentBytes != 6 {
+		t.Errorf("class %s, content bytes %d; want content, 6 (two U+FFFD)", e.Class, e.ContentBytes)
+	}
+	res = mustReplay(t, mkReq("data: {\"choices\":[{\"delta\":{\"content\":\"\xe2\x82\xff\"}}]}\n\n"), SSE)
+	if e := res.Events[0]; e.ContentBytes != 6 {
+		t.Errorf("content bytes %d; want 6 (U+FFFD for \\xe2\\x82, another for \\xff)", e.ContentBytes)
+	}
+}
