@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -183,6 +184,11 @@ func (o *Options) check() error {
 	}
 	if o.Rate < 0 || o.Rate != o.Rate {
 		return fmt.Errorf("rate %v: want a positive number of requests a second", o.Rate)
+	}
+	// The gap between two requests must be a Duration: converted, a longer
+	// one comes out negative, which would lift the cap instead.
+	if o.Rate > 0 && float64(time.Second)/o.Rate >= math.MaxInt64 {
+		return fmt.Errorf("rate %v: a request every %.3g years, longer than a time.Duration holds: want at least %.2g requests a second", o.Rate, 1/o.Rate/(365.25*24*3600), float64(time.Second)/math.MaxInt64)
 	}
 	if o.PromptWords <= 0 {
 		o.PromptWords = 128

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -144,4 +145,16 @@ func errText(e *string) string {
 		return "<nil>"
 	}
 	return *e
+}
+
+// TestRateGapFits: a rate so low that the gap between two requests does
+// not fit a Duration is refused; converted, the gap came out negative and
+// lifted the cap. A negative or NaN rate is refused as before.
+func TestRateGapFits(t *testing.T) {
+	for _, rate := range []float64{1e-10, 1e-300, -1, math.NaN()} {
+		_, err := capture.Run(context.Background(), capture.Options{URL: "http://127.0.0.1:1", Requests: 2, Concurrency: 1, Rate: rate}, &collect{})
+		if err == nil || !strings.Contains(err.Error(), "rate") {
+			t.Errorf("rate %v: error %v, want it refused", rate, err)
+		}
+	}
 }
