@@ -66,6 +66,9 @@ func readRunMeta(path string) (trace.Meta, error) {
 			return nil, fmt.Errorf("--run-meta %s: key %q: want sseaudit.* keys only (the trace's run metadata)", path, k)
 		}
 		var s string
+		if string(bytes.TrimSpace(top[k])) == "null" { // Unmarshal would leave "" without a word
+			return nil, fmt.Errorf("--run-meta %s: key %q: want a string or a number, got null", path, k)
+		}
 		if err := json.Unmarshal(top[k], &s); err != nil {
 			var n json.Number
 			if err := json.Unmarshal(top[k], &n); err != nil {

@@ -34,3 +34,16 @@ func TestRunMetaDuplicateKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestRunMetaNullValue: a null value is refused naming the sidecar and the
+// key; it was read as "", and the error then blamed the trace's metadata.
+func TestRunMetaNullValue(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "meta.json")
+	if err := os.WriteFile(path, []byte(`{"sseaudit.max_concurrency": null, "sseaudit.source": "x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	meta, err := readRunMeta(path)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "sseaudit.max_concurrency") {
+		t.Errorf("meta %v, error %v: want an error naming %s and the key", meta, err, path)
+	}
+}
