@@ -137,7 +137,7 @@ func TestBad(t *testing.T) {
 		{`{"model_id": "m", "start_times": [], "ttfts": []}`, `line 1: a vllm bench serve result ("model_id", "start_times"): import it with --from vllm`},
 		{`{"ttfts":[0.1],"itls":[],"input_lens":[1],"output_lens":[1],"errors":[""]}`, "itls has 0 entries"},
 		{`{"ttfts":[0.1],"itls":[[-2]],"input_lens":[1],"output_lens":[1],"errors":[""]}`, "request 0: itls[0]"},
-		{`{"ttfts":[0.1],"itls":[[]],"input_lens":[1],"output_lens":[1],"errors":[3]}`, "errors: json: cannot unmarshal"},
+		{`{"ttfts":[0.1],"itls":[[]],"input_lens":[1],"output_lens":[1],"errors":[3]}`, "errors[0] (3): json: cannot unmarshal"},
 		{`{"ttfts":[0.1],"itls":[[]],"input_lens":[1],"errors":[""]}`, "line 1: no output_lens"},
 	} {
 		rd, err := Read(strings.NewReader(c.in), "s.jsonl", Options{})

@@ -129,3 +129,33 @@ func TestNullEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestBadEntryNamed: an entry of the wrong type is refused naming the
+// list, the request (and the interval) and the value.
+func TestBadEntryNamed(t *testing.T) {
+	for _, c := range []struct{ name, mod, want string }{
+		{"ttfts", `"ttfts":[0.1,NaN]`, `ttfts[1] ("NaN")`},
+		{"output_lens", `"output_lens":[3,2.0]`, `output_lens[1] (2.0)`},
+		{"itls", `"itls":[[0.01,0.01],[0.02,"x"]]`, `itls[1][1] ("x")`},
+	} {
+		in := map[string]string{
+			"start_times": `"start_times":[1.0,2.0]`, "ttfts": `"ttfts":[0.1,0.2]`, "itls": `"itls":[[0.01,0.01],[0.02]]`,
+			"input_lens": `"input_lens":[3,4]`, "output_lens": `"output_lens":[3,2]`, "errors": `"errors":["",""]`,
+		}
+		in[c.name] = c.mod
+		var parts []string
+		for _, k := range []string{"start_times", "ttfts", "itls", "input_lens", "output_lens", "errors"} {
+			parts = append(parts, in[k])
+		}
+		doc := `{"backend":"vllm","model_id":"m",` + strings.Join(parts, ",") + `}`
+		rd, err := Read(strings.NewReader(doc), "r.json", Options{})
+		if err == nil {
+			for rd.Scan() {
+			}
+			err = rd.Err()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to name %s", c.name, err, c.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -127,7 +128,7 @@ func DecodeLists(top map[string]json.RawMessage) (Lists, error) {
 			return err
 		}
 		if err := json.Unmarshal(top[k], v); err != nil {
-			return fmt.Errorf("%s: %v", k, err)
+			return fmt.Errorf("%s%s: %v", k, badElement(top[k], v), err)
 		}
 		return nil
 	}
@@ -342,4 +343,27 @@ func (r *Run) Distribution(c *crosscheck.Comparison, metric string, xs []float64
 		}
 		r.Figure(c, k, v)
 	}
+}
+
+// badElement names the first element of the JSON list raw that does not
+// decode into an element of *v (a slice, of slices for itls), as
+// "[i] (x)" or "[i][j] (x)", or says nothing when it cannot tell.
+func badElement(raw json.RawMessage, v any) string {
+	var elems []json.RawMessage
+	if json.Unmarshal(raw, &elems) != nil {
+		return ""
+	}
+	et := reflect.TypeOf(v).Elem().Elem()
+	for i, e := range elems {
+		if json.Unmarshal(e, reflect.New(et).Interface()) == nil {
+			continue
+		}
+		if et.Kind() == reflect.Slice {
+			if inner := badElement(e, reflect.New(et).Interface()); inner != "" {
+				return fmt.Sprintf("[%d]%s", i, inner)
+			}
+		}
+		return fmt.Sprintf("[%d] (%s)", i, e)
+	}
+	return ""
 }

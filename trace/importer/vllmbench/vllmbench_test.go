@@ -191,7 +191,7 @@ func TestBad(t *testing.T) {
 		{`{"start_times":[1],"ttfts":[-0.1],"itls":[[]],"input_lens":[1],"output_lens":[1],"errors":[""]}`, "request 0: ttft"},
 		{`{"start_times":[1],"ttfts":[0.1],"itls":[[-1]],"input_lens":[1],"output_lens":[1],"errors":[""]}`, "itls[0]"},
 		{`{"start_times":[1],"ttfts":[0.1],"itls":[[]],"input_lens":[-1],"output_lens":[1],"errors":[""]}`, "input_len"},
-		{`{"start_times":[NaN],"ttfts":[0.1],"itls":[[]],"input_lens":[1],"output_lens":[1],"errors":[""]}`, "start_times: json: cannot unmarshal"},
+		{`{"start_times":[NaN],"ttfts":[0.1],"itls":[[]],"input_lens":[1],"output_lens":[1],"errors":[""]}`, `start_times[0] ("NaN"): json: cannot unmarshal`},
 		{`{"start_times":["x"],"ttfts":[0.1],"itls":[[]],"input_lens":[1],"output_lens":[1],"errors":[""]}`, "cannot unmarshal"},
 		{"{\"ttfts\": [0.1],\n \"itls\": [[]], \"input_lens\": [1], \"output_lens\": [1], \"errors\": [\"\"]}\n{\"ttfts\": ", "line 3: the JSON value that starts here is cut short"},
 	} {
