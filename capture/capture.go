@@ -90,7 +90,7 @@ type Options struct {
 	// Client is the HTTP client (a fresh one sized for Concurrency when nil).
 	Client *http.Client
 
-	secrets redact.Secrets // set by Run: masked in an error body before it is cut
+	secrets redact.Secrets // set by Run: the credentials of Headers and URL, masked in what is recorded
 }
 
 // Progress is the state of a capture.
@@ -314,8 +314,7 @@ func Run(ctx context.Context, o Options, w Writer) (Summary, error) {
 		return c.sum, err
 	}
 	c.endpoint, _ = Endpoint(o.URL, o.API)
-	c.secrets = secretsOf(c.endpoint, o.Headers)
-	o.secrets = c.secrets
+	o.secrets = secretsOf(c.endpoint, o.Headers)
 	c.client = o.Client
 	if c.client == nil {
 		c.client = newClient(o.Concurrency)
@@ -404,9 +403,8 @@ type capturing struct {
 	gotResponse    atomic.Bool
 	sent, inFlight atomic.Int64
 
-	sum     Summary
-	secrets redact.Secrets // the credentials among o.Headers
-	werr    error          // the writer's, which stops the capture
+	sum  Summary
+	werr error // the writer's, which stops the capture
 }
 
 // clock is the trace's clock: ns since the capture started.
@@ -565,7 +563,7 @@ func (c *capturing) write(r result, unflushed *int) {
 	case c.werr != nil:
 		return
 	}
-	c.sum.Masked += r.masked + c.secrets.Request(r.req)
+	c.sum.Masked += r.masked + c.o.secrets.Request(r.req)
 	if err := c.w.Write(r.req); err != nil {
 		c.fail(err)
 		return
@@ -807,6 +805,29 @@ const maxErrorBody = 2048
 
 func errorText(resp *http.Response, body []byte) string {
 	return fmt.Sprintf("HTTP %s: %s", resp.Status, strings.TrimSpace(string(body)))
+}
+
+// WholeAnswer reports whether a recorded request's error is only the one
+// capture records for an answer other than 200 (its status line, then the
+// body's first maxErrorBody bytes, trimmed), with nothing after it: the
+// answer came whole and failed by its status alone. A replay sends it
+// whole.
+func WholeAnswer(req *trace.Request) bool {
+	if req.Error == nil || req.HTTPStatus == nil || *req.HTTPStatus == http.StatusOK {
+		return false
+	}
+	e := *req.Error
+	if !strings.HasPrefix(e, "HTTP "+strconv.Itoa(int(*req.HTTPStatus))) {
+		return false
+	}
+	var body []byte
+	for _, c := range req.Chunks {
+		body = append(body, c.Data...)
+		if len(body) >= maxErrorBody {
+			break
+		}
+	}
+	return strings.HasSuffix(e, ": "+strings.TrimSpace(string(body[:min(len(body), maxErrorBody)])))
 }
 
 // validText is s with every byte that is not UTF-8 (a byte of another

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sseaudit/sseaudit/capture"
+	"github.com/sseaudit/sseaudit/trace"
 )
 
 // A key the server echoes in a 401 body, placed so that it straddles the
@@ -155,6 +156,34 @@ func TestRateGapFits(t *testing.T) {
 		_, err := capture.Run(context.Background(), capture.Options{URL: "http://127.0.0.1:1", Requests: 2, Concurrency: 1, Rate: rate}, &collect{})
 		if err == nil || !strings.Contains(err.Error(), "rate") {
 			t.Errorf("rate %v: error %v, want it refused", rate, err)
+		}
+	}
+}
+
+// TestWholeAnswer: the error capture records for a whole answer other than
+// 200 is told from one that says more (a read error after it) or another's.
+func TestWholeAnswer(t *testing.T) {
+	status := func(s int32) *int32 { return &s }
+	body := strings.Repeat("b", 3000)
+	for _, c := range []struct {
+		status int32
+		err    string
+		chunks []string
+		want   bool
+	}{
+		{429, `HTTP 429 Too Many Requests: {"error":"slow down"}`, []string{`{"error":`, `"slow down"}` + "\n"}, true},
+		{503, "HTTP 503 Service Unavailable: ", nil, true},
+		{500, "HTTP 500 Internal Server Error: " + body[:2048], []string{body}, true},
+		{429, `HTTP 429 Too Many Requests: {"error":"slow down"}; unexpected EOF`, []string{`{"error":"slow down"}`}, false},
+		{502, "read tcp: connection reset by peer", nil, false},
+		{200, "HTTP 200 OK: ", nil, false},
+	} {
+		req := &trace.Request{HTTPStatus: status(c.status), Error: &c.err}
+		for _, d := range c.chunks {
+			req.Chunks = append(req.Chunks, trace.Chunk{Data: []byte(d)})
+		}
+		if got := capture.WholeAnswer(req); got != c.want {
+			t.Errorf("status %d, error %.60q: %v, want %v", c.status, c.err, got, c.want)
 		}
 	}
 }

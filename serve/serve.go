@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sseaudit/sseaudit/capture"
 	"github.com/sseaudit/sseaudit/internal/openaibody"
 	"github.com/sseaudit/sseaudit/trace"
 )
@@ -522,7 +523,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, req *trace.Reque
 	if !p.wait(ctx, len(req.Chunks)) {
 		return
 	}
-	if req.Error != nil && !statusText(req) {
+	if req.Error != nil && !capture.WholeAnswer(req) {
 		s.logf("%s %s: %s: status %d, %d reads, then cut (%s)", r.RemoteAddr, r.URL.Path, req.RequestID, status, len(req.Chunks), *req.Error)
 		// Cut the body (or, before any byte, the response): the client
 		// sees the connection end without the chunked encoding's last
@@ -545,26 +546,6 @@ func headerID(id string) string {
 		}
 	}
 	return id
-}
-
-// statusText reports whether req's error is only the text audit capture
-// records for every answer other than 200, "HTTP <status line>: <the
-// body's first 2048 bytes, trimmed>", with nothing after it: the answer
-// itself came whole.
-func statusText(req *trace.Request) bool {
-	e := *req.Error
-	if *req.HTTPStatus == http.StatusOK || !strings.HasPrefix(e, "HTTP "+strconv.Itoa(int(*req.HTTPStatus))) {
-		return false
-	}
-	var body []byte
-	for _, c := range req.Chunks {
-		body = append(body, c.Data...)
-		if len(body) >= 2048 {
-			break
-		}
-	}
-	body = body[:min(len(body), 2048)]
-	return strings.HasSuffix(e, ": "+strings.TrimSpace(string(body)))
 }
 
 func jsonError(w http.ResponseWriter, status int, msg string) {

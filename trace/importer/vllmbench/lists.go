@@ -5,6 +5,7 @@
 package vllmbench
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -124,11 +125,16 @@ func DecodeLists(top map[string]json.RawMessage) (Lists, error) {
 		return l, fmt.Errorf("no %s", strings.Join(missing, ", "))
 	}
 	dec := func(k string, v any) error {
-		if err := noNulls(k, top[k], k == "itls"); err != nil {
-			return err
+		err := json.Unmarshal(top[k], v)
+		// A null entry decodes, to its zero value (a null error would be
+		// a success, a null time 0 s): looked for only where one may be.
+		if err != nil || bytes.Contains(top[k], []byte("null")) {
+			if where := badEntry(top[k], reflect.TypeOf(v).Elem().Elem()); where != "" {
+				return fmt.Errorf("%s%s", k, where)
+			}
 		}
-		if err := json.Unmarshal(top[k], v); err != nil {
-			return fmt.Errorf("%s%s: %v", k, badElement(top[k], v), err)
+		if err != nil {
+			return fmt.Errorf("%s: %v", k, err)
 		}
 		return nil
 	}
@@ -164,30 +170,6 @@ func DecodeLists(top map[string]json.RawMessage) (Lists, error) {
 		}
 	}
 	return l, nil
-}
-
-// noNulls refuses a null entry of a list (of lists when nested), which
-// encoding/json would leave at its zero value: a null error would be a
-// success, a null time 0 s.
-func noNulls(k string, raw json.RawMessage, nested bool) error {
-	var l []json.RawMessage
-	if json.Unmarshal(raw, &l) != nil {
-		return nil // not a list: the typed decoding says so
-	}
-	for i, e := range l {
-		if string(e) == "null" {
-			return fmt.Errorf("%s[%d] is null: want one entry a request", k, i)
-		}
-		var in []json.RawMessage
-		if nested && json.Unmarshal(e, &in) == nil {
-			for j, x := range in {
-				if string(x) == "null" {
-					return fmt.Errorf("%s[%d][%d] is null: want seconds", k, i, j)
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // Request builds request i (its start 0 when there are no start times).
@@ -345,25 +327,26 @@ func (r *Run) Distribution(c *crosscheck.Comparison, metric string, xs []float64
 	}
 }
 
-// badElement names the first element of the JSON list raw that does not
-// decode into an element of *v (a slice, of slices for itls), as
-// "[i] (x)" or "[i][j] (x)", or says nothing when it cannot tell.
-func badElement(raw json.RawMessage, v any) string {
-	var elems []json.RawMessage
-	if json.Unmarshal(raw, &elems) != nil {
+// badEntry is where the JSON list raw (of lists, when elem is a slice
+// type) first holds a null or an entry that is no elem, and what is wrong
+// there: "[i] is null: ..." or "[i][j] (x): why"; "" when nothing is.
+func badEntry(raw json.RawMessage, elem reflect.Type) string {
+	var entries []json.RawMessage
+	if json.Unmarshal(raw, &entries) != nil {
 		return ""
 	}
-	et := reflect.TypeOf(v).Elem().Elem()
-	for i, e := range elems {
-		if json.Unmarshal(e, reflect.New(et).Interface()) == nil {
-			continue
+	for i, e := range entries {
+		if string(e) == "null" {
+			return fmt.Sprintf("[%d] is null: want a value", i)
 		}
-		if et.Kind() == reflect.Slice {
-			if inner := badElement(e, reflect.New(et).Interface()); inner != "" {
+		if elem.Kind() == reflect.Slice {
+			if inner := badEntry(e, elem.Elem()); inner != "" {
 				return fmt.Sprintf("[%d]%s", i, inner)
 			}
 		}
-		return fmt.Sprintf("[%d] (%s)", i, e)
+		if err := json.Unmarshal(e, reflect.New(elem).Interface()); err != nil {
+			return fmt.Sprintf("[%d] (%s): %v", i, e, err)
+		}
 	}
 	return ""
 }
