@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -137,6 +138,19 @@ const (
 	// KeyRunPrefix starts free-form run metadata.
 	KeyRunPrefix = "sseaudit.run."
 )
+
+// RunKeys are the run's keys of schemas/trace-v1.md: what a run's metadata
+// may say besides the free-form KeyRunPrefix keys. The others,
+// KeySchemaVersion and KeyExtraKindPrefix, say how the file was written.
+func RunKeys() []string {
+	return []string{KeyMaxConcurrency, KeyRequestRate, KeySource}
+}
+
+// IsRunKey reports whether key is one of RunKeys or starts with
+// KeyRunPrefix.
+func IsRunKey(key string) bool {
+	return strings.HasPrefix(key, KeyRunPrefix) || slices.Contains(RunKeys(), key)
+}
 
 // Meta is run-level key/value metadata, kept sorted by key.
 type Meta []KV

@@ -26,7 +26,9 @@ const maxRunMetaBytes = 1 << 20
 
 // readRunMeta reads a --run-meta file: a JSON object of sseaudit.* keys to
 // string (or number) values, or 'audit inspect --format json' output,
-// whose "metadata" object is taken.
+// whose "metadata" object is taken. The keys are the run's (trace.IsRunKey)
+// and sseaudit.schema_version, which addRunMeta checks against the file's;
+// any other, a misspelt one above all, is refused, not carried unread.
 func readRunMeta(path string) (trace.Meta, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -65,6 +67,10 @@ func readRunMeta(path string) (trace.Meta, error) {
 		if !strings.HasPrefix(k, trace.MetaPrefix) {
 			return nil, fmt.Errorf("--run-meta %s: key %q: want sseaudit.* keys only (the trace's run metadata)", path, k)
 		}
+		if k != trace.KeySchemaVersion && !trace.IsRunKey(k) {
+			return nil, fmt.Errorf("--run-meta %s: key %q: %s: want %s or %s* (free-form)", path, k, notRunKey(k),
+				strings.Join(trace.RunKeys(), ", "), trace.KeyRunPrefix)
+		}
 		var s string
 		if string(bytes.TrimSpace(top[k])) == "null" { // Unmarshal would leave "" without a word
 			return nil, fmt.Errorf("--run-meta %s: key %q: want a string or a number, got null", path, k)
@@ -82,6 +88,14 @@ func readRunMeta(path string) (trace.Meta, error) {
 		return nil, fmt.Errorf("--run-meta %s: no sseaudit.* key", path)
 	}
 	return meta, nil
+}
+
+// notRunKey says why key, an sseaudit.* key, is not the run's metadata.
+func notRunKey(key string) string {
+	if strings.HasPrefix(key, trace.KeyExtraKindPrefix) {
+		return "it says how the file stores an extra column, not how the run went: a sidecar cannot give it"
+	}
+	return "not a key of a trace's run metadata (misspelt?)"
 }
 
 // uniqueKeys refuses a JSON object that gives a key twice (encoding/json
@@ -141,7 +155,9 @@ func (r *withRunMeta) Info() trace.Info {
 
 // addRunMeta gives r the metadata of the --run-meta file, if one is
 // named. A key the file holds with another value is an error: the file's
-// own metadata is never overridden.
+// own metadata is never overridden. sseaudit.schema_version is never
+// added: it must equal the file's own, or the version a file without one
+// is read as.
 func addRunMeta(cmd *cli.Command, r trace.Reader) (trace.Reader, error) {
 	path := cmd.String("run-meta")
 	if path == "" {
@@ -155,6 +171,18 @@ func addRunMeta(cmd *cli.Command, r trace.Reader) (trace.Reader, error) {
 	w := &withRunMeta{Reader: r}
 	var names []string
 	for _, kv := range extra {
+		if kv.Key == trace.KeySchemaVersion {
+			// How the file was written, not how the run went: the
+			// original's inspect JSON holds it, so it is checked against
+			// the version the file is read as, and never added.
+			if own, ok := info.Meta.Get(kv.Key); !ok && kv.Value != trace.SchemaVersion {
+				return nil, fmt.Errorf("--run-meta %s: %s is %q, but %s has none and is read as version %q: the schema version says how the file was written, and a sidecar cannot give it",
+					path, kv.Key, kv.Value, info.Path, trace.SchemaVersion)
+			} else if ok && own != kv.Value {
+				return nil, fmt.Errorf("--run-meta %s: %s is %q, but %s holds %q: the file's own metadata is not overridden", path, kv.Key, kv.Value, info.Path, own)
+			}
+			continue
+		}
 		if own, ok := info.Meta.Get(kv.Key); ok {
 			if own != kv.Value {
 				return nil, fmt.Errorf("--run-meta %s: %s is %q, but %s holds %q: the file's own metadata is not overridden", path, kv.Key, kv.Value, info.Path, own)
