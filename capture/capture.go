@@ -49,7 +49,8 @@ type Options struct {
 	// URL is the server's base URL (http://host:port, with or without
 	// /v1) or the full endpoint URL.
 	URL string
-	// API is "chat" (/v1/chat/completions, default) or "completions".
+	// API is "chat" (/v1/chat/completions) or "completions". When empty,
+	// the API of the endpoint URL names, else chat.
 	API         string
 	Requests    int
 	Concurrency int
@@ -169,6 +170,11 @@ func Meta(o Options) (trace.Meta, error) {
 func (o *Options) check() error {
 	if o.API == "" {
 		o.API = "chat"
+		if u, err := url.Parse(o.URL); err == nil {
+			if api := endpointAPI(strings.TrimRight(u.Path, "/")); api == "completions" {
+				o.API = api
+			}
+		}
 	}
 	if o.API != "chat" && o.API != "completions" {
 		return fmt.Errorf("api %q: want chat or completions", o.API)
@@ -216,22 +222,67 @@ func RedactURL(u string) string {
 	return p.String()
 }
 
-// Endpoint is the URL requests go to.
+// Endpoint is the URL requests go to. A base URL (http://host:port, .../v1)
+// gets api's endpoint path; an endpoint URL is kept as it is when it is
+// api's, and refused when it is another's. Only the path is looked at: a
+// query (Azure's ?api-version=) is kept as it is.
 func Endpoint(base, api string) (string, error) {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("url %q: want http://host:port or an endpoint URL", base)
 	}
-	p := strings.TrimSuffix(u.Path, "/")
-	switch {
-	case strings.HasSuffix(p, "/chat/completions") || strings.HasSuffix(p, "/completions"):
-	case strings.HasSuffix(p, "/v1"):
-		p += map[string]string{"chat": "/chat/completions", "completions": "/completions"}[api]
+	p := strings.TrimRight(u.Path, "/")
+	paths := map[string]string{"chat": "/chat/completions", "completions": "/completions"}
+	switch ep := endpointAPI(p); {
+	case ep == "":
+		if !strings.HasSuffix(p, "/v1") {
+			p += "/v1"
+		}
+		p += paths[api]
+	case ep == api:
+	case paths[ep] != "":
+		// Refused, not warned: no use sends one API's body (messages, prompt) to the other's endpoint, which answers 4xx or misreads it under a trace saying api=<api>.
+		other := strings.TrimSuffix(p, paths[ep]) + paths[api]
+		return "", fmt.Errorf("url %q is the %s endpoint but api is %s (a %s body): use api %s, or a url with the path %s (the %s endpoint) or the server's base URL",
+			RedactURL(base), ep, api, map[string]string{"chat": "messages", "completions": "prompt"}[api], ep, other, api)
 	default:
-		p += map[string]string{"chat": "/v1/chat/completions", "completions": "/v1/completions"}[api]
+		prefix := strings.TrimSuffix(p, strings.TrimPrefix("/"+ep, "/v1"))
+		if prefix == "" { // SGLang's or TGI's /generate
+			prefix = "/v1"
+		}
+		other := prefix + paths[api]
+		return "", fmt.Errorf("url %q is the %s endpoint, which capture does not drive (chat or completions): give a url with the path %s (api %s) or the server's base URL",
+			RedactURL(base), ep, other, api)
 	}
 	u.Path = p
 	return u.String(), nil
+}
+
+// otherEndpoints are the endpoint paths, other than chat and completions,
+// of the servers capture drives (OpenAI's, vLLM's, SGLang's, TGI's,
+// Anthropic's): a base URL never ends in one.
+var otherEndpoints = []string{
+	"/embeddings", "/responses", "/moderations", "/messages", "/rerank", "/tokenize", "/detokenize",
+	"/generate", "/generate_stream", "/v1/models",
+	"/audio/speech", "/audio/transcriptions", "/audio/translations", "/images/generations",
+}
+
+// endpointAPI is the API whose endpoint the path p (without a trailing
+// slash) is: "chat", "completions", another's endpoint ("embeddings",
+// "v1/models"...), or "" for a base URL.
+func endpointAPI(p string) string {
+	switch {
+	case strings.HasSuffix(p, "/chat/completions"):
+		return "chat"
+	case strings.HasSuffix(p, "/completions"):
+		return "completions"
+	}
+	for _, e := range otherEndpoints {
+		if strings.HasSuffix(p, e) {
+			return strings.TrimPrefix(e, "/")
+		}
+	}
+	return ""
 }
 
 // Body is the JSON body of request i.

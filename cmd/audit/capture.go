@@ -61,7 +61,7 @@ Examples (they need a live server; run them by hand):
   $ audit capture --salvage cut.arrows -o saved.arrows`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "url", Usage: "the server: http://host:port, .../v1, or the endpoint URL (required)"},
-			enumFlag("api", "chat", "chat (/v1/chat/completions) or completions (/v1/completions)", "chat", "completions"),
+			enumFlag("api", "chat", "chat (/v1/chat/completions) or completions (/v1/completions); when not given, the API of the endpoint --url names, else chat", "chat", "completions"),
 			&cli.IntFlag{Name: "requests", Value: 100, Usage: "requests to send"},
 			&cli.IntFlag{Name: "concurrency", Value: 1, Usage: "clients of the closed loop"},
 			&cli.Float64Flag{Name: "rate", Usage: "at most this many requests a second (0: no cap)"},
@@ -111,12 +111,14 @@ func captureOptions(cmd *cli.Command) (capture.Options, trace.Meta, error) {
 		return capture.Options{}, nil, usagef("capture: missing --url")
 	}
 	o := capture.Options{
-		URL: cmd.String("url"), API: cmd.String("api"),
-		Requests: int(cmd.Int("requests")), Concurrency: int(cmd.Int("concurrency")), Rate: cmd.Float64("rate"),
+		URL: cmd.String("url"), Requests: int(cmd.Int("requests")), Concurrency: int(cmd.Int("concurrency")), Rate: cmd.Float64("rate"),
 		PromptWords: int(cmd.Int("prompt-words")), MaxTokens: int(cmd.Int("max-tokens")), Model: cmd.String("model"),
 		ContinuousUsage: cmd.Bool("continuous-usage"), Drain: cmd.Bool("drain"), Timeout: cmd.Duration("timeout"),
 		FlushEvery: int(cmd.Int("flush-every")), MaxBodyBytes: cmd.Int64("max-body-bytes"),
 		Headers: http.Header{},
+	}
+	if cmd.IsSet("api") {
+		o.API = cmd.String("api") // else capture takes the API of the endpoint --url names
 	}
 	if o.MaxTokens < 0 || o.PromptWords < 1 || o.Timeout < 0 || o.FlushEvery < 1 || o.MaxBodyBytes < 1 {
 		return o, nil, usagef("capture: --max-tokens must be 0 or more; --prompt-words, --flush-every and --max-body-bytes positive; --timeout not negative")
