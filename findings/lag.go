@@ -34,3 +34,45 @@ func ClientLag(medianLagNs float64, itl, ttft LagMetric, threshold float64) *Fin
 			ev("client_itl_p99", itl.ClientP99Ns/1e9, unit.Seconds), ev("wire_itl_p99", itl.WireP99Ns/1e9, unit.Seconds),
 			ev("client_ttft_mean", ttft.ClientMeanNs/1e9, unit.Seconds), ev("wire_ttft_mean", ttft.WireMeanNs/1e9, unit.Seconds)}}
 }
+
+// LagOffsetInconsistentCode is the finding audit lag makes instead of
+// client-lag when the clocks' offset is inconsistent: the lag rests on an
+// offset known to be wrong, and no finding may be drawn from it.
+const LagOffsetInconsistentCode = "lag-offset-inconsistent"
+
+// LagBound is a bound of the clocks' offset (client = wire + offset, ns)
+// and the matched request that gives it (its wire and client IDs).
+type LagBound struct {
+	Ns              int64
+	Wire, Client    string
+	MatchedByPrompt bool
+}
+
+// LagOffsetInconsistent is the lag-offset-inconsistent finding: the low
+// bound of the clocks' offset (a request is sent before the tap gets it)
+// lies above its high bound (an event reaches the client after the tap).
+// nil when it does not.
+func LagOffsetInconsistent(low, high LagBound) *Finding {
+	if low.Ns <= high.Ns {
+		return nil
+	}
+	req := func(b LagBound) string {
+		how := "by order and time"
+		if b.MatchedByPrompt {
+			how = "by prompt"
+		}
+		return fmt.Sprintf("request %s (the client's %s, matched %s)", b.Wire, b.Client, how)
+	}
+	s := func(ns int64) string { return fmt.Sprintf("%.6f s", float64(ns)/1e9) }
+	gap := float64(low.Ns-high.Ns) / 1e9
+	ids := []string{low.Wire}
+	if high.Wire != low.Wire {
+		ids = append(ids, high.Wire)
+	}
+	return &Finding{Code: LagOffsetInconsistentCode, Severity: SeverityError, Figure: "client lag",
+		Message: fmt.Sprintf("the clocks' offset cannot be known: %s puts it at least %s (a request leaves the client before the tap gets it), %s at most %s (an event reaches the client after the tap), %s less; requests were matched wrongly, or the two clocks drift apart during the run. The lag per event rests on this offset and cannot be trusted (nor, if requests were matched wrongly, the metrics with the wire's times): no client-lag finding is made",
+			req(low), s(low.Ns), req(high), s(high.Ns), unit.Text(unit.Seconds, gap)),
+		Evidence: []Evidence{ev("offset_low", float64(low.Ns)/1e9, unit.Seconds), ev("offset_high", float64(high.Ns)/1e9, unit.Seconds),
+			ev("low_above_high", gap, unit.Seconds)},
+		Requests: ids}
+}

@@ -27,5 +27,7 @@
 //     number of requests in flight on the wire, and the client's TTFT,
 //     ITL, TPOT and E2EL recomputed with the wire's times (AISBench's
 //     formulas) make the Report; a client-lag finding when the lag is a
-//     material part of ITL.
+//     material part of ITL, unless the offset's bounds are inconsistent
+//     (the low above the high): then the lag rests on an offset known to
+//     be wrong, and a lag-offset-inconsistent finding says so instead.
 package lag

@@ -302,6 +302,9 @@ type Offset struct {
 	// (HighNs). Consistent is false when LowNs > HighNs (requests matched
 	// wrongly, or clocks that drift).
 	LowNs, HighNs int64
+	// LowBy and HighBy are the matched requests that give LowNs and
+	// HighNs (the first when several do); HighBy only when Bounded.
+	LowBy, HighBy Pair
 	Consistent    bool
 	Bounded       bool // false when no request could be compared
 }
@@ -346,10 +349,10 @@ func EstimateOffset(wire, client []Request, pairs []Pair, known []Known) Offset 
 			}
 		}
 		if !haveLow || low > o.LowNs {
-			o.LowNs, haveLow = low, true
+			o.LowNs, o.LowBy, haveLow = low, p, true
 		}
 		if ok && (!o.Bounded || high < o.HighNs) {
-			o.HighNs, o.Bounded = high, true
+			o.HighNs, o.HighBy, o.Bounded = high, p, true
 		}
 	}
 	if !o.Bounded {

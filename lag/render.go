@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/sseaudit/sseaudit/findings"
 )
 
 // SchemaVersion is the version of the JSON WriteJSON writes.
@@ -70,6 +72,9 @@ func (r *Report) tables() []table {
 		Header: append([]string{""}, distHeader...),
 		Rows:   [][]string{distCells("lag", r.Lag)},
 	}}
+	if o := r.Offset; o.Bounded && !o.Consistent {
+		ts[0].Note = "not to be trusted: the clocks' offset is inconsistent (finding " + findings.LagOffsetInconsistentCode + ")"
+	}
 	if len(r.ByInFlight) > 0 {
 		t := table{Title: "lag by requests in flight on the wire, ms", Header: append([]string{"in flight"}, distHeader...),
 			Note: fmt.Sprintf("slope: %.3f ms more lag a request in flight (least squares)", r.SlopeNsPerStream/1e6)}

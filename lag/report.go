@@ -133,10 +133,25 @@ func Compare(wire, client []Request, opts Options) *Report {
 	rep.ByInFlight = buckets(events)
 	rep.SlopeNsPerStream = slope(events)
 	rep.Metrics = mv.metrics()
-	if f := findings.ClientLag(rep.Lag.P50, rep.metric("ITL"), rep.metric("TTFT"), opts.Threshold); f != nil {
-		rep.Findings = append(rep.Findings, *f)
-	}
+	rep.Findings = rep.derive(wire, client, opts.Threshold)
 	return rep
+}
+
+// derive is the report's findings: client-lag when the lag is a
+// material part of ITL, unless the clocks' offset is inconsistent: then
+// the lag rests on an offset known to be wrong, and lag-offset-inconsistent
+// says so instead.
+func (r *Report) derive(wire, client []Request, threshold float64) []findings.Finding {
+	if o := r.Offset; o.Bounded && !o.Consistent {
+		bound := func(ns int64, p Pair) findings.LagBound {
+			return findings.LagBound{Ns: ns, Wire: wire[p.Wire].ID, Client: client[p.Client].ID, MatchedByPrompt: p.ByPrompt}
+		}
+		return []findings.Finding{*findings.LagOffsetInconsistent(bound(o.LowNs, o.LowBy), bound(o.HighNs, o.HighBy))}
+	}
+	if f := findings.ClientLag(r.Lag.P50, r.metric("ITL"), r.metric("TTFT"), threshold); f != nil {
+		return []findings.Finding{*f}
+	}
+	return nil
 }
 
 // metric is the named metric's client and wire figures, for the finding.

@@ -42,7 +42,10 @@ offset. The output: the matching, the offset, events merged, timed only by the
 client or never timed, the lag's distribution and its growth with the requests in
 flight on the wire, the client's TTFT, ITL, TPOT and E2EL (AISBench's formulas)
 from its own time points and with the wire's times, and the client-lag finding
-when the median lag is at least --threshold of the wire's mean ITL.
+when the median lag is at least --threshold of the wire's mean ITL. When the
+offset is inconsistent (its low bound above its high bound: requests matched
+wrongly, or clocks that drift), the lag is not to be trusted: the finding is
+lag-offset-inconsistent, naming the two requests, never client-lag.
 
 Examples:
   audit lag --wire testdata/tap/aisbench/fast/wire.arrows --client testdata/tap/aisbench/fast/work_dir
