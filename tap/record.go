@@ -23,7 +23,7 @@ const (
 	ColumnMethod      = "method"
 	ColumnPath        = "path" // the request's path, without its query
 	ColumnContentType = "content_type"
-	ColumnInFlight    = "in_flight" // exchanges in the tap when this one started, itself included
+	ColumnInFlight    = "in_flight" // exchanges forwarded when this one's request had arrived, itself included
 )
 
 // Extra is the extra columns of a tap's trace.

@@ -64,7 +64,7 @@ type Writer interface {
 type Stats struct {
 	Forwarded, Recorded int64
 	Failed              int64 // recorded exchanges that failed
-	PeakInFlight        int64
+	PeakInFlight        int64 // the highest in_flight of the exchanges recorded
 	BodyBytes           int64 // answer bytes recorded
 	// Masked counts the credentials (a request's own header values) masked
 	// in the recording: echoed by the server in a body or an error.
@@ -227,14 +227,6 @@ type ctxKey struct{}
 // ServeHTTP forwards r and records the exchange.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.fwd.Add(1)
-	n := p.inFlight.Add(1)
-	defer p.inFlight.Add(-1)
-	for {
-		old := p.peak.Load()
-		if n <= old || p.peak.CompareAndSwap(old, n) {
-			break
-		}
-	}
 	body, err := readBody(r, p.o.MaxRequestBytes)
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
@@ -244,6 +236,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	// In flight from here: a request the tap answers itself (413, 400)
+	// never reaches the upstream.
+	n := p.inFlight.Add(1)
+	defer p.inFlight.Add(-1)
 	ex := &exchange{
 		id: fmt.Sprintf("tap-%06d", p.ids.Add(1)), t0: p.clock.Now(), inFlight: n,
 		method: r.Method, path: r.URL.Path, body: body, stream: asksStream(body),
@@ -438,6 +434,10 @@ func (p *Proxy) finish(ex *exchange, ctx context.Context) {
 	p.sendMu.RLock()
 	defer p.sendMu.RUnlock()
 	if !p.closed { // an exchange that outlives the server (a hijacked connection) is dropped
+		// The peak is the in_flight column's, so that a file cut before
+		// Finish holds it too.
+		for old := p.peak.Load(); ex.inFlight > old && !p.peak.CompareAndSwap(old, ex.inFlight); old = p.peak.Load() {
+		}
 		p.done <- ex
 	}
 }

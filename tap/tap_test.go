@@ -588,3 +588,73 @@ func TestEchoedKeyMasked(t *testing.T) {
 		t.Errorf("the split event came in %d reads", n)
 	}
 }
+
+// The peak in flight is the in_flight column's: a request the tap answers
+// itself (413) is never forwarded and never counted, and an exchange in
+// flight but not recorded (a plain JSON answer) counts in the in_flight of
+// the streams beside it, not in a peak that no recorded row shows.
+func TestPeakInFlightIsTheColumns(t *testing.T) {
+	step := make(chan struct{})
+	up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/v1/models" {
+			<-step // held while the stream starts
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"data":[]}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, events[0])
+		w.(http.Flusher).Flush()
+		<-step
+		io.WriteString(w, events[1]+events[2])
+	})
+	r := newRig(t, up, tap.Options{MaxRequestBytes: int64(len(chatBody))})
+	ctx := context.Background()
+	models := make(chan error, 1)
+	go func() {
+		resp, err := r.post(ctx, "/v1/models", "{}")
+		if err == nil {
+			_, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+		models <- err
+	}()
+	for r.proxy.InFlight() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	stream, err := r.post(ctx, "/v1/chat/completions", chatBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 { // refused by the tap while both are in flight
+		resp, err := r.post(ctx, "/v1/chat/completions", chatBody+"   ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("status %d, want 413", resp.StatusCode)
+		}
+	}
+	if n := r.proxy.InFlight(); n != 2 {
+		t.Errorf("in flight with a stream and a models request forwarded, 3 refused: %d, want 2", n)
+	}
+	close(step)
+	if _, err := io.ReadAll(stream.Body); err != nil {
+		t.Fatal(err)
+	}
+	stream.Body.Close()
+	if err := <-models; err != nil {
+		t.Fatal(err)
+	}
+	s := r.proxy.Stats()
+	reqs, info := r.requests(false)
+	if len(reqs) != 1 {
+		t.Fatalf("%d recorded, want the stream alone", len(reqs))
+	}
+	col := extra(info, reqs[0], tap.ColumnInFlight)
+	if col.Int != 2 || s.PeakInFlight != col.Int {
+		t.Errorf("the stream's in_flight %d, the peak %d; want 2 (the models request beside it) and the column's", col.Int, s.PeakInFlight)
+	}
+}
