@@ -15,8 +15,8 @@ func otherAlarms() map[string]alarm {
 	a := newAlarm().(*timerfdAlarm)
 	a.failed.Store(true)
 	e := newAlarm().(*timerfdAlarm)
-	for range 64 { // the margin stays at maxEarly for the next 57 wakes
-		e.early.woke(maxEarly)
+	for i := range 64 { // the margin stays at maxEarly for the next 57 wakes (a second apart, in the past)
+		e.early.woke(maxEarly, time.Duration(i-64)*time.Second)
 	}
 	return map[string]alarm{"timerfd failed": a, "armed early": e}
 }
@@ -28,8 +28,13 @@ func TestEarlyMargin(t *testing.T) {
 	if e.by() != 0 {
 		t.Fatalf("margin before any wake = %v, want 0", e.by())
 	}
+	var now time.Duration
+	woke := func(late time.Duration) { // wakes a second apart: the spin budget never binds
+		now += time.Second
+		e.woke(late, now)
+	}
 	for i := range 100 { // 1..100 µs, in a shuffled order
-		e.woke(time.Duration((i*37)%100+1) * time.Microsecond)
+		woke(time.Duration((i*37)%100+1) * time.Microsecond)
 	}
 	// The ring holds the last 64: i = 36..99.
 	var last []time.Duration
@@ -41,16 +46,53 @@ func TestEarlyMargin(t *testing.T) {
 		t.Errorf("margin = %v, want the 90th percentile of the last 64 wakes, %v", e.by(), want)
 	}
 	for range 64 {
-		e.woke(time.Second)
+		woke(time.Second)
 	}
 	if e.by() != maxEarly {
 		t.Errorf("margin after late wakes = %v, want the cap %v", e.by(), maxEarly)
 	}
 	for range 64 {
-		e.woke(-time.Microsecond) // a wake before the timerfd's time counts as on time
+		woke(-time.Microsecond) // a wake before the timerfd's time counts as on time
 	}
 	if e.by() != 0 {
 		t.Errorf("margin after wakes on time = %v, want 0", e.by())
+	}
+}
+
+// TestEarlySpinBudget: the margin is at most a tenth of the mean time
+// between the last wakes, so that spinning costs at most a tenth of a core
+// however often the pacer wakes; wakes far apart keep the percentile.
+func TestEarlySpinBudget(t *testing.T) {
+	cases := []struct {
+		name       string
+		every      time.Duration // between wakes
+		late, want time.Duration
+	}{
+		{"64 streams: 3,200 wakes a second", 312500 * time.Nanosecond, 200 * time.Microsecond, 31250 * time.Nanosecond},
+		{"16 streams", 1250 * time.Microsecond, 200 * time.Microsecond, 125 * time.Microsecond},
+		{"1 stream", 20 * time.Millisecond, 200 * time.Microsecond, 200 * time.Microsecond},
+		{"1 stream, a stalling machine", 20 * time.Millisecond, 5 * time.Millisecond, maxEarly},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var e early
+			for i := range 100 {
+				e.woke(c.late, time.Duration(i)*c.every)
+			}
+			if e.by() != c.want {
+				t.Errorf("margin = %v, want %v", e.by(), c.want)
+			}
+		})
+	}
+	// The first wakes, fewer than the ring holds, count from the first.
+	var e early
+	e.woke(200*time.Microsecond, 0)
+	if e.by() != 200*time.Microsecond {
+		t.Errorf("margin after one wake = %v, want its lateness (no spacing known yet)", e.by())
+	}
+	e.woke(200*time.Microsecond, time.Millisecond)
+	if want := 100 * time.Microsecond; e.by() != want {
+		t.Errorf("margin after two wakes 1 ms apart = %v, want %v", e.by(), want)
 	}
 }
 

@@ -170,3 +170,54 @@ func receiveTime(oob []byte) int64 {
 	}
 	return 0
 }
+
+// Write writes p whole, as net.TCPConn's Write does, but with write(2)
+// made raw (syscall.RawSyscall: no entersyscall). The socket does not
+// block: when it is full the write returns EAGAIN and RawConn waits for
+// room on the poller, deadlines kept.
+//
+// Why: the runtime wakes its sysmon thread at the first system call after
+// every Go thread was idle, and sysmon then sleeps and wakes again. A
+// replay server idles between nearly every two writes (64 streams: about
+// 3,200 writes a second), so those wakes were half of its CPU
+// (docs/performance.md). A non-blocking write never blocks the thread, so
+// it need not tell the scheduler.
+func (c *stampConn) Write(p []byte) (int, error) {
+	n := 0
+	var werr error
+	err := c.raw.Write(func(fd uintptr) bool {
+		for n < len(p) {
+			m, e := rawWrite(fd, p[n:])
+			switch e {
+			case 0:
+				n += m
+			case unix.EINTR:
+			case unix.EAGAIN:
+				return false
+			default:
+				werr = e
+				return true
+			}
+		}
+		return true
+	})
+	var oe *net.OpError
+	switch {
+	case errors.As(err, &oe):
+		err = oe.Err // RawConn's "raw-write", made a "write" below
+	case err == nil && werr != nil:
+		err = os.NewSyscallError("write", werr)
+	}
+	if err != nil {
+		return n, &net.OpError{Op: "write", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+	}
+	return n, nil
+}
+
+func rawWrite(fd uintptr, p []byte) (int, unix.Errno) {
+	if len(p) == 0 {
+		return 0, 0
+	}
+	r, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	return int(r), e
+}

@@ -43,14 +43,15 @@ Without --match the trace is read one stream at a time (any size); --match reads
 it whole into memory. Ctrl-C stops (requests in flight are cut).
 
 How precise: on Linux one pacer wakes on a timerfd for the next due write of
-every stream, armed early by how late its recent wakes were and waiting the rest
-on the clock, and a request arrives when its first byte reached the machine (the
-kernel's receive time). Measured on the wire (bench/serve-timing.sh, 2 cores,
-quiet, normal priority, client on the same machine), writes left a median of 16
-to 62 µs after their schedule (Go's timers: 0.8 to 0.9 ms), P99 0.5 to 0.7 ms at
-1 and 16 streams and 1.0 ms at 64, where the server and the client share the 2
-cores; with the server at real-time priority (chrt -f 10) 19 µs, P99 0.18 ms at
-64 streams.
+every stream, armed early by how late its recent wakes were (by at most a tenth
+of the time between wakes: spinning costs at most a tenth of a core) and waiting
+the rest on the clock, and a request arrives when its first byte reached the
+machine (the kernel's receive time). Measured on the wire (bench/serve-timing.sh,
+2 cores, the Python clients on the same machine), writes left a median of 12 to
+66 µs after their schedule; P99 0.45 to 0.7 ms at 1 and 16 streams and 1.4 ms at
+64 at normal priority, where the clients hold the CPUs (a thread doing nothing
+but wake on time did no better); with --realtime 0.15 to 0.45 ms, and at 64
+streams 0.22 to 0.52 ms for 20% of a core.
 Elsewhere than Linux serve uses Go's timers. Figures: docs/performance.md.
 
 Arguments:
@@ -71,6 +72,8 @@ Examples (they need a client; run them by hand):
 			&cli.BoolFlag{Name: "match", Usage: "answer each request with the stream whose prompt matches (needs a prompt column)"},
 			&cli.BoolFlag{Name: "once", Usage: "exit when every stream has been served and answered"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "one line on stderr a served request"},
+			&cli.BoolFlag{Name: "realtime", Usage: "run under the real-time policy SCHED_FIFO, on one thread at a time (Linux; needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO): writes on time while clients hold the CPUs"},
+			&cli.IntFlag{Name: "realtime-priority", Value: 10, Usage: "the SCHED_FIFO priority of --realtime, 1 to 99"},
 			traceFormatFlag("in-format"),
 			runMetaFlag(),
 		}, limitFlags()...),
@@ -78,6 +81,9 @@ Examples (they need a client; run them by hand):
 			path, err := oneArg(cmd, "TRACE")
 			if err != nil {
 				return err
+			}
+			if p := cmd.Int("realtime-priority"); p < 1 || p > 99 {
+				return usagef("serve: --realtime-priority %d: want 1 to 99", p)
 			}
 			speed := cmd.Float64("speed")
 			if !(speed > 0) || speed > 1e6 {
@@ -102,6 +108,14 @@ Examples (they need a client; run them by hand):
 				MaxBodyMemory: cmd.Int64("max-body-memory"), BodyTimeout: cmd.Duration("read-timeout")}
 			if cmd.Bool("verbose") {
 				opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "serve: "+format+"\n", args...) }
+			}
+			if cmd.Bool("realtime") {
+				if err := serve.SetRealtime(cmd.Int("realtime-priority")); err != nil {
+					return fmt.Errorf("serve: --realtime: %w", err)
+				}
+			}
+			if policy, prio, ok := serve.Realtime(); ok {
+				fmt.Fprintf(e.stderr, "serve: real-time priority (%s %d): Go code runs on one thread at a time (GOMAXPROCS 1)\n", policy, prio)
 			}
 			s, err := serve.New(r, opts)
 			if err != nil {

@@ -1,0 +1,93 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// SetRealtime puts every thread of the process under the real-time policy
+// SCHED_FIFO at priority prio (1 to 99), and runs Go code on one thread at
+// a time (GOMAXPROCS 1), as Realtime does.
+//
+// At normal priority the pacer waits for the scheduler whenever a client
+// on the same machine holds the CPUs: a thread that does nothing but wake
+// at set times is a millisecond late at P99 while 64 aiohttp clients run
+// on 2 cores (docs/performance.md). A real-time thread preempts them.
+//
+// Threads started later inherit the policy from the thread that starts
+// them. Needs root, CAP_SYS_NICE, or an RLIMIT_RTPRIO of at least prio.
+func SetRealtime(prio int) error {
+	if prio < 1 || prio > 99 {
+		return fmt.Errorf("real-time priority %d: want 1 to 99", prio)
+	}
+	// One P before any thread turns real-time: two real-time threads
+	// could otherwise hold both cores of a small machine at once.
+	runtime.GOMAXPROCS(1)
+	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: uint32(prio)}
+	done := map[int]bool{}
+	for {
+		tids, err := threads()
+		if err != nil {
+			return fmt.Errorf("real-time priority: %w", err)
+		}
+		set := 0
+		for _, tid := range tids {
+			if done[tid] {
+				continue
+			}
+			if err := unix.SchedSetAttr(tid, &attr, 0); err != nil {
+				if errors.Is(err, unix.ESRCH) { // the thread ended meanwhile
+					continue
+				}
+				if errors.Is(err, unix.EPERM) {
+					return fmt.Errorf("real-time priority (SCHED_FIFO %d): %w: it needs root, CAP_SYS_NICE (setcap cap_sys_nice+ep on the binary) or an RLIMIT_RTPRIO of %d or more (ulimit -r)", prio, err, prio)
+				}
+				return fmt.Errorf("real-time priority (SCHED_FIFO %d): thread %d: %w", prio, tid, err)
+			}
+			done[tid], set = true, set+1
+		}
+		if set == 0 { // no thread started while the others were set
+			return nil
+		}
+	}
+}
+
+// threads lists the process's threads.
+func threads() ([]int, error) {
+	d, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, err
+	}
+	tids := make([]int, 0, len(d))
+	for _, e := range d {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids, nil
+}
+
+// Realtime reports the real-time policy the calling thread runs under
+// (SCHED_FIFO or SCHED_RR, as chrt sets it) and its priority, and ok false
+// at a normal policy. When ok, it sets GOMAXPROCS to 1, as SetRealtime does.
+func Realtime() (policy string, prio int, ok bool) {
+	attr, err := unix.SchedGetAttr(0, 0)
+	if err != nil {
+		return "", 0, false
+	}
+	switch attr.Policy {
+	case unix.SCHED_FIFO:
+		policy = "SCHED_FIFO"
+	case unix.SCHED_RR:
+		policy = "SCHED_RR"
+	default:
+		return "", 0, false
+	}
+	runtime.GOMAXPROCS(1)
+	return policy, int(attr.Priority), true
+}
