@@ -1,14 +1,13 @@
 package serve
 
 import (
-	"errors"
 	"io"
 	"net"
 	"os"
 	"sync"
-	"syscall"
 	"unsafe"
 
+	"github.com/sseaudit/sseaudit/internal/rawconn"
 	"golang.org/x/sys/unix"
 )
 
@@ -29,27 +28,27 @@ func (l *arrivalListener) Accept() (net.Conn, error) {
 	if !ok {
 		return c, nil
 	}
-	raw, err := tc.SyscallConn()
-	if err != nil {
+	rc := rawconn.New(tc)
+	if rc == nil {
 		return c, nil
 	}
 	var serr error
-	err = raw.Control(func(fd uintptr) {
+	err = rc.Raw().Control(func(fd uintptr) {
 		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
 	})
 	if err != nil || serr != nil {
 		return c, nil
 	}
-	return &stampConn{TCPConn: tc, raw: raw}, nil
+	return &stampConn{Conn: rc}, nil
 }
 
 // A stampConn reads with recvmsg to get the kernel's receive time of what
-// it reads. TCP gives the time of the last segment a read takes: the first
+// it reads, and writes with rawconn's raw writes (a replay server idles
+// between nearly every two writes: see package rawconn). TCP gives the time of the last segment a read takes: the first
 // read of a request takes one byte alone, so that the time is its first
 // byte's (a client may send a request's body a while after its headers).
 type stampConn struct {
-	*net.TCPConn
-	raw syscall.RawConn
+	*rawconn.Conn
 
 	mu    sync.Mutex
 	first int64 // see arrivalConn.arrival
@@ -103,7 +102,7 @@ func (c *stampConn) recv(p []byte) (n int, at int64, err error) {
 	var oob [64]byte
 	var oobn int
 	var rerr error
-	err = c.raw.Read(func(fd uintptr) bool {
+	err = c.Raw().Read(func(fd uintptr) bool {
 		n, oobn, rerr = recvmsg(fd, p, oob[:], 0)
 		return rerr != unix.EAGAIN
 	})
@@ -115,7 +114,7 @@ func (c *stampConn) recvNow(p []byte) (n int, at int64, err error) {
 	var oob [64]byte
 	var oobn int
 	var rerr error
-	err = c.raw.Read(func(fd uintptr) bool {
+	err = c.Raw().Read(func(fd uintptr) bool {
 		n, oobn, rerr = recvmsg(fd, p, oob[:], unix.MSG_DONTWAIT)
 		return true
 	})
@@ -129,15 +128,11 @@ func (c *stampConn) recvNow(p []byte) (n int, at int64, err error) {
 // net.TCPConn's (net/http tells a closed connection or a deadline from
 // them).
 func (c *stampConn) result(n int, oob []byte, err, rerr error) (int, int64, error) {
-	var oe *net.OpError
-	switch {
-	case errors.As(err, &oe):
-		err = oe.Err // RawConn's "raw-read", made a "read" below
-	case err == nil && rerr != nil:
+	if err == nil && rerr != nil {
 		err = os.NewSyscallError("recvmsg", rerr)
 	}
 	if err != nil {
-		return 0, 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+		return 0, 0, c.OpError("read", err)
 	}
 	if n == 0 {
 		return 0, 0, io.EOF
@@ -169,55 +164,4 @@ func receiveTime(oob []byte) int64 {
 		}
 	}
 	return 0
-}
-
-// Write writes p whole, as net.TCPConn's Write does, but with write(2)
-// made raw (syscall.RawSyscall: no entersyscall). The socket does not
-// block: when it is full the write returns EAGAIN and RawConn waits for
-// room on the poller, deadlines kept.
-//
-// Why: the runtime wakes its sysmon thread at the first system call after
-// every Go thread was idle, and sysmon then sleeps and wakes again. A
-// replay server idles between nearly every two writes (64 streams: about
-// 3,200 writes a second), so those wakes were half of its CPU
-// (docs/performance.md). A non-blocking write never blocks the thread, so
-// it need not tell the scheduler.
-func (c *stampConn) Write(p []byte) (int, error) {
-	n := 0
-	var werr error
-	err := c.raw.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			m, e := rawWrite(fd, p[n:])
-			switch e {
-			case 0:
-				n += m
-			case unix.EINTR:
-			case unix.EAGAIN:
-				return false
-			default:
-				werr = e
-				return true
-			}
-		}
-		return true
-	})
-	var oe *net.OpError
-	switch {
-	case errors.As(err, &oe):
-		err = oe.Err // RawConn's "raw-write", made a "write" below
-	case err == nil && werr != nil:
-		err = os.NewSyscallError("write", werr)
-	}
-	if err != nil {
-		return n, &net.OpError{Op: "write", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
-	}
-	return n, nil
-}
-
-func rawWrite(fd uintptr, p []byte) (int, unix.Errno) {
-	if len(p) == 0 {
-		return 0, 0
-	}
-	r, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	return int(r), e
 }

@@ -1,13 +1,11 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -130,58 +128,5 @@ func TestArrivalConnErrors(t *testing.T) {
 	server.Close()
 	if _, err := server.Read(make([]byte, 8)); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("read after close: %v, want net.ErrClosed", err)
-	}
-}
-
-// TestStampConnWrite: the raw write (stampConn.Write) behaves as
-// net.TCPConn's: a write larger than the socket's buffers goes out whole,
-// in order, as the client reads; a write deadline gives a timeout with
-// the count written; a client gone gives EPIPE or ECONNRESET as a "write"
-// net.OpError; a closed connection net.ErrClosed.
-func TestStampConnWrite(t *testing.T) {
-	server, _, client := acceptStamped(t)
-	big := make([]byte, 8<<20)
-	for i := range big {
-		big[i] = byte(i * 7 / 3)
-	}
-	got := make(chan []byte)
-	go func() {
-		b, _ := io.ReadAll(io.LimitReader(client, int64(len(big))))
-		got <- b
-	}()
-	if n, err := server.Write(big); n != len(big) || err != nil {
-		t.Fatalf("write of 8 MiB: %d, %v", n, err)
-	}
-	if b := <-got; !bytes.Equal(b, big) {
-		t.Fatalf("the client read %d bytes, not the 8 MiB written", len(b))
-	}
-
-	// Nobody reads: the buffers fill, and the deadline ends the write.
-	server.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
-	n, err := server.Write(make([]byte, 64<<20))
-	var ne net.Error
-	if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) || n <= 0 || n >= 64<<20 {
-		t.Errorf("write past the deadline: %d, %v; want part written and a timeout", n, err)
-	}
-	var oe *net.OpError
-	if !errors.As(err, &oe) || oe.Op != "write" {
-		t.Errorf("write past the deadline: %#v, want a write net.OpError", err)
-	}
-	server.SetWriteDeadline(time.Time{})
-
-	client.Close()
-	for i := 0; ; i++ {
-		_, err = server.Write([]byte("data: x\n\n"))
-		if err != nil || i > 1000 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
-	if !errors.As(err, &oe) || oe.Op != "write" || !(errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) {
-		t.Errorf("write after the client closed: %v, want a write net.OpError with EPIPE or ECONNRESET", err)
-	}
-	server.Close()
-	if _, err := server.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
-		t.Errorf("write after close: %v, want net.ErrClosed", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sseaudit/sseaudit/internal/rawconn"
 	"github.com/sseaudit/sseaudit/redact"
 	"github.com/sseaudit/sseaudit/trace"
 )
@@ -173,11 +174,20 @@ func ParseUpstream(s string) (*url.URL, error) {
 
 // NewTransport is the transport to the upstream: many connections kept
 // alive, no compression asked for or undone (the body as the server sent
-// it), no proxy from the environment.
+// it), no proxy from the environment, reads and writes as raw system calls
+// (package rawconn: a stream's events come one by one, with idle moments
+// between).
 func NewTransport() *http.Transport {
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	return &http.Transport{
-		Proxy:                 nil,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		Proxy: nil,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return rawconn.Wrap(c), nil
+		},
 		MaxIdleConns:          4096,
 		MaxIdleConnsPerHost:   4096,
 		IdleConnTimeout:       90 * time.Second,

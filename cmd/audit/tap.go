@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/sseaudit/sseaudit/capture"
+	"github.com/sseaudit/sseaudit/internal/rawconn"
 	"github.com/sseaudit/sseaudit/tap"
 	"github.com/sseaudit/sseaudit/trace"
 )
@@ -118,6 +119,7 @@ func runTap(ctx context.Context, e env, o tap.Options, out string, c int, listen
 	if err != nil {
 		return fmt.Errorf("tap: %w", err)
 	}
+	ln = rawconn.Listener(ln) // the client's side raw too, as the upstream's (tap.NewTransport)
 	file, err := capture.CreateFile(out, trace.WriteOptions{Meta: meta, Extra: tap.Extra()}, flushEvery)
 	if err != nil {
 		ln.Close()
