@@ -138,7 +138,7 @@ run() {
 		split(b0, x, " "); split(b1, y, " ")
 		printf "%.2f %.1f %.1f %s %s %.0f %.0f", u + s, 100 * (u + s) / w, w, l0, l1, 100 * (y[1] - x[1]) / (y[2] - x[2]), 100 * (cu + cs) / w }')
 	echo "$lat $line" >>"$tmp/$name-$c.runs"
-	rm -f "$pcap"
+	[[ ${KEEP:-0} == 1 ]] || rm -f "$pcap"
 	printf '%-7s C=%-3s %s  cpu %s s (%s%% of a core over %s s)  load %s -> %s  machine busy %s%%  client %s%% of a core\n' \
 		"$name" "$c" "$lat" $line
 }

@@ -6,12 +6,16 @@
 # ROUNDS rounds direct and through the tap, alternated; the tap records into
 # a trace as it does in use. Prints the medians and P99s of both paths and
 # their differences (issue 15: added median < 100 µs, P99 < 1 ms at 256
-# streams), and the CPU the tap used.
+# streams), and the CPU the tap used. A bare relay (tapload relay: each
+# connection's bytes copied to the upstream and back read by read, no HTTP,
+# no recording) is measured in the same rounds: what it adds is the floor
+# of what any tap adds on this machine. RELAY=0 leaves it out.
 #
 # Environment: STREAMS (256), EVENTS (100), ROUNDS (2), STAGGER=1 (each
 # stream at a phase of its own, instead of every stream writing at the same
 # instants, a batch's decode step), AUDIT (an audit binary; default:
-# ./cmd/audit built), KEEP=1 keeps the temporary directory.
+# ./cmd/audit built), RELAY (1: the bare relay measured too), KEEP=1 keeps
+# the temporary directory.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +34,14 @@ pids+=($!)
 for _ in $(seq 50); do [[ -s $tmp/upstream.addr ]] && break; sleep 0.1; done
 up=http://$(head -n 1 "$tmp/upstream.addr")
 
+relay=()
+if [[ ${RELAY:-1} == 1 ]]; then
+	"$tmp/tapload" relay -upstream "$up" -addr 127.0.0.1:0 >"$tmp/relay.addr" &
+	pids+=($!)
+	for _ in $(seq 50); do [[ -s $tmp/relay.addr ]] && break; sleep 0.1; done
+	relay=(-relay "http://$(head -n 1 "$tmp/relay.addr")")
+fi
+
 tap_addr=127.0.0.1:$(port)
 "$audit" tap --upstream "$up" --listen "$tap_addr" -o "$tmp/run.arrows" 2>"$tmp/tap.log" &
 tap_pid=$!
@@ -40,13 +52,16 @@ for _ in $(seq 50); do
 done
 
 ticks() { awk '{print $14 + $15}' "/proc/$tap_pid/stat"; }
+faults() { awk '{print $10}' "/proc/$tap_pid/stat"; }
 t0=$(ticks)
+f0=$(faults)
 s0=$(date +%s.%N)
 "$tmp/tapload" client -direct "$up" -tapped "http://$tap_addr" \
-	-streams "${STREAMS:-256}" -events "${EVENTS:-100}" -rounds "${ROUNDS:-2}" \
+	"${relay[@]}" -streams "${STREAMS:-256}" -events "${EVENTS:-100}" -rounds "${ROUNDS:-2}" \
 	$([[ ${STAGGER:-0} == 1 ]] && echo -stagger)
 t1=$(ticks)
+f1=$(faults)
 s1=$(date +%s.%N)
 hz=$(getconf CLK_TCK)
-awk -v t="$((t1 - t0))" -v hz="$hz" -v s0="$s0" -v s1="$s1" \
-	'BEGIN { printf "tap CPU: %.2f s over %.1f s (%.0f%% of a core; half the time it stands idle while the client reads directly)\n", t / hz, s1 - s0, 100 * t / hz / (s1 - s0) }'
+awk -v t="$((t1 - t0))" -v f="$((f1 - f0))" -v hz="$hz" -v s0="$s0" -v s1="$s1" \
+	'BEGIN { printf "tap CPU: %.2f s over %.1f s (%.0f%% of a core; idle while the client reads directly or through the relay), %d minor page faults\n", t / hz, s1 - s0, 100 * t / hz / (s1 - s0), f }'
