@@ -76,3 +76,25 @@ func LagOffsetInconsistent(low, high LagBound) *Finding {
 			ev("low_above_high", gap, unit.Seconds)},
 		Requests: ids}
 }
+
+// LagOffsetUnboundedCode is the finding audit lag makes instead of
+// client-lag when the clocks' offset has no high bound and no known clock:
+// the lag per event is then only an upper bound.
+const LagOffsetUnboundedCode = "lag-offset-unbounded"
+
+// LagOffsetUnbounded is the lag-offset-unbounded finding: every compared
+// request's client counts more events than the wire, so no event bounds
+// the offset from above; it is taken at its low bound (a request leaves the
+// client before the tap gets it), and each lag is overstated by the
+// client's send delay, by up to medianLagNs at the median.
+func LagOffsetUnbounded(low LagBound, compared int, medianLagNs float64) *Finding {
+	how := "by order and time"
+	if low.MatchedByPrompt {
+		how = "by prompt"
+	}
+	return &Finding{Code: LagOffsetUnboundedCode, Severity: SeverityWarning, Figure: "client lag",
+		Message: fmt.Sprintf("the clocks' offset has no high bound: in all %d compared requests the client counts more events than the wire, so the offset is taken at its low bound (request %s, the client's %s, matched %s: sent at least %s before the tap got it), and every lag is an upper bound, overstated by the client's send delay (median lag at most %s); no client-lag finding is made. A known clock (the tap's sseaudit.run.clock_monotonic_ns, shared by a client on the same host) or a client that counts the wire's events measures it",
+			compared, low.Wire, low.Client, how, unit.Text(unit.Seconds, float64(low.Ns)/1e9), unit.Text(unit.Seconds, medianLagNs/1e9)),
+		Evidence: []Evidence{ev("offset_low", float64(low.Ns)/1e9, unit.Seconds), ev("median_lag_at_most", medianLagNs/1e9, unit.Seconds)},
+		Requests: []string{low.Wire}}
+}

@@ -309,6 +309,11 @@ type Offset struct {
 	Bounded       bool // false when no request could be compared
 }
 
+// Unbounded reports whether the offset is only a low bound: no request
+// bounds it from above and no known clock lies above it. Every lag is then
+// an upper bound.
+func (o Offset) Unbounded() bool { return !o.Bounded && o.Source == "estimated" }
+
 // Known is a clock offset known from the run's metadata.
 type Known struct {
 	Name string

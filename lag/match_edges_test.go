@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sseaudit/sseaudit/findings"
 )
 
 // run is a run whose truth is known: n requests sent 5 to 60 ms apart,
@@ -196,5 +198,38 @@ func TestNearestFirstAsSortingAll(t *testing.T) {
 		if got, want := sorted(nearestFirst(wire, client, w, c, d)), sorted(allSorted(wire, client, w, c, d)); !slices.Equal(got, want) {
 			t.Fatalf("seed %d: %d pairs, want %d\n got %v\nwant %v", seed, len(got), len(want), got, want)
 		}
+	}
+}
+
+// The same run without a known clock: the offset is only its low bound,
+// which holds the client's 1 ms send delay, so the lag (1.2 ms against a
+// true 0.2 ms, 12% of the 10 ms ITL) is an upper bound: no client-lag
+// finding, a lag-offset-unbounded one, and the text says so.
+func TestOffsetUnboundedNoClientLag(t *testing.T) {
+	wire, client := run(1, 10)
+	for i := range client {
+		client[i].EndNs += 1e6
+		client[i].Points = append(client[i].Points, client[i].EndNs)
+	}
+	rep := Compare(wire, client, Options{})
+	if !rep.Offset.Unbounded() || rep.Compared == 0 {
+		t.Fatalf("offset %+v, %d compared: want one bounded from below only", rep.Offset, rep.Compared)
+	}
+	codes := map[string]bool{}
+	for _, f := range rep.Findings {
+		codes[f.Code] = true
+	}
+	if codes[findings.ClientLagCode] || !codes[findings.LagOffsetUnboundedCode] || len(rep.Findings) != 1 {
+		t.Errorf("findings %+v: want lag-offset-unbounded alone", rep.Findings)
+	}
+	var b strings.Builder
+	rep.WriteText(&b, Sources{})
+	for _, want := range []string{"its low bound", "upper bounds", findings.LagOffsetUnboundedCode} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the text lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "no request to compare") {
+		t.Errorf("%d requests compared, yet:\n%s", rep.Compared, b.String())
 	}
 }

@@ -37,8 +37,11 @@ func (r *Report) summary(src Sources) []string {
 	}
 	o := r.Offset
 	switch {
-	case !o.Bounded && o.Source == "estimated":
+	case o.Unbounded() && r.Compared == 0:
 		lines = append(lines, "clock offset: unknown (no request to compare)")
+	case o.Unbounded():
+		lines = append(lines, fmt.Sprintf("clock offset: client = wire + %.6f s, its low bound: no high bound (every compared client counts more events than the wire) and no known clock, so the lags are upper bounds",
+			float64(o.Ns)/1e9))
 	case !o.Bounded:
 		lines = append(lines, fmt.Sprintf("clock offset: client = wire + %.6f s (%s); low bound %.6f s, no high bound (every compared client counts more events than the wire)",
 			float64(o.Ns)/1e9, o.Source, float64(o.LowNs)/1e9))
@@ -74,6 +77,8 @@ func (r *Report) tables() []table {
 	}}
 	if o := r.Offset; o.Bounded && !o.Consistent {
 		ts[0].Note = "not to be trusted: the clocks' offset is inconsistent (finding " + findings.LagOffsetInconsistentCode + ")"
+	} else if o.Unbounded() && r.Compared > 0 {
+		ts[0].Note = "upper bounds: the clocks' offset is only bounded from below (finding " + findings.LagOffsetUnboundedCode + ")"
 	}
 	if len(r.ByInFlight) > 0 {
 		t := table{Title: "lag by requests in flight on the wire, ms", Header: append([]string{"in flight"}, distHeader...),

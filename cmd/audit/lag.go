@@ -45,7 +45,10 @@ from its own time points and with the wire's times, and the client-lag finding
 when the median lag is at least --threshold of the wire's mean ITL. When the
 offset is inconsistent (its low bound above its high bound: requests matched
 wrongly, or clocks that drift), the lag is not to be trusted: the finding is
-lag-offset-inconsistent, naming the two requests, never client-lag.
+lag-offset-inconsistent, naming the two requests, never client-lag. When it has
+no high bound (every compared client counts more events than the wire) and no
+known clock lies above its low bound, every lag is an upper bound: the finding
+is lag-offset-unbounded, never client-lag.
 
 Examples:
   audit lag --wire testdata/tap/aisbench/fast/wire.arrows --client testdata/tap/aisbench/fast/work_dir
