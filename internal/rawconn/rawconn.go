@@ -8,11 +8,11 @@
 // taken away by sysmon, which keeps sysmon polling every 20 µs while they
 // come. A server that streams small events (a replay, a recording proxy)
 // idles between nearly every two, so those wakes and polls were half of
-// audit serve's CPU at 64 streams (docs/performance.md). A socket Go opens
-// never blocks: a read with nothing to read, or a write with no room,
-// returns EAGAIN at once, and the connection's RawConn then waits on the
-// network poller, deadlines kept, as net's own Read and Write do. So the
-// scheduler need not be told.
+// audit serve's CPU at 64 streams (docs/performance.md). Reads and writes
+// made with MSG_DONTWAIT never block, even on a socket someone made
+// blocking: with nothing to read, or no room, they return EAGAIN at once,
+// and the connection's RawConn then waits on the network poller, deadlines
+// kept, as net's own Read and Write do. So the scheduler need not be told.
 package rawconn
 
 import "net"

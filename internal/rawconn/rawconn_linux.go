@@ -54,7 +54,11 @@ func (c *Conn) Read(p []byte) (int, error) {
 	var e unix.Errno
 	err := c.raw.Read(func(fd uintptr) bool {
 		for {
-			r, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			// MSG_DONTWAIT: never blocks, even on a socket made blocking
+			// behind the connection's back (File, then Fd), where read(2)
+			// would hold the thread unknown to the runtime and hang the
+			// next stop-the-world.
+			r, _, errno := unix.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_DONTWAIT, 0, 0)
 			n, e = int(r), errno
 			if e != unix.EINTR {
 				return e != unix.EAGAIN
@@ -80,7 +84,8 @@ func (c *Conn) Write(p []byte) (int, error) {
 	var e unix.Errno
 	err := c.raw.Write(func(fd uintptr) bool {
 		for n < len(p) {
-			r, _, errno := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n))
+			// MSG_DONTWAIT as in Read; MSG_NOSIGNAL: EPIPE, no SIGPIPE.
+			r, _, errno := unix.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n), unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, 0, 0)
 			switch errno {
 			case 0:
 				n += int(r)

@@ -3,9 +3,13 @@ package rawconn
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -121,5 +125,45 @@ func TestWrapOthers(t *testing.T) {
 	defer b.Close()
 	if Wrap(a) != a {
 		t.Error("a net.Pipe end was wrapped")
+	}
+}
+
+// TestBlockingSocket: a socket made blocking behind the connection's back
+// (File, then Fd: the file description is shared) still never blocks a raw
+// read unknown to the runtime: while a Read waits, a stop-the-world
+// (runtime.GC) completes. With read(2) the child process hung. Run in a
+// child, with a time limit, since the failure is a hang.
+func TestBlockingSocket(t *testing.T) {
+	if os.Getenv("RAWCONN_BLOCKING_CHILD") == "1" {
+		c, _ := pair(t)
+		f, err := c.TCPConn.File()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Fd() // makes the shared file description blocking
+		go c.Read(make([]byte, 16))
+		time.Sleep(100 * time.Millisecond)
+		runtime.GC()
+		fmt.Println("GC OK")
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBlockingSocket$", "-test.v")
+	cmd.Env = append(os.Environ(), "RAWCONN_BLOCKING_CHILD=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(out.String(), "GC OK") {
+			t.Errorf("child: %v\n%s", err, out.String())
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Error("the child hung: a read on a blocking socket held its thread through a stop-the-world")
 	}
 }
