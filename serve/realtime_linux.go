@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -26,8 +27,20 @@ func SetRealtime(prio int) error {
 		return fmt.Errorf("real-time priority %d: want 1 to 99", prio)
 	}
 	// One P before any thread turns real-time: two real-time threads
-	// could otherwise hold both cores of a small machine at once.
-	runtime.GOMAXPROCS(1)
+	// could otherwise hold both cores of a small machine at once. Given
+	// back if no thread could be set.
+	procs := runtime.GOMAXPROCS(1)
+	err := setFIFO(prio)
+	if err != nil && !errors.Is(err, errSomeSet) {
+		runtime.GOMAXPROCS(procs)
+	}
+	return err
+}
+
+// errSomeSet marks an error after some threads were set.
+var errSomeSet = errors.New("some threads were set")
+
+func setFIFO(prio int) error {
 	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: uint32(prio)}
 	done := map[int]bool{}
 	for {
@@ -44,8 +57,11 @@ func SetRealtime(prio int) error {
 				if errors.Is(err, unix.ESRCH) { // the thread ended meanwhile
 					continue
 				}
+				if len(done) > 0 {
+					err = fmt.Errorf("%w: %w", errSomeSet, err)
+				}
 				if errors.Is(err, unix.EPERM) {
-					return fmt.Errorf("real-time priority (SCHED_FIFO %d): %w: it needs root, CAP_SYS_NICE (setcap cap_sys_nice+ep on the binary) or an RLIMIT_RTPRIO of %d or more (ulimit -r)", prio, err, prio)
+					return fmt.Errorf("real-time priority (SCHED_FIFO %d): %w: %s", prio, err, needs(prio))
 				}
 				return fmt.Errorf("real-time priority (SCHED_FIFO %d): thread %d: %w", prio, tid, err)
 			}
@@ -55,6 +71,31 @@ func SetRealtime(prio int) error {
 			return nil
 		}
 	}
+}
+
+// needs says what SCHED_FIFO at prio needs, to a process refused it. Root
+// without CAP_SYS_NICE is refused too: in a container or a user namespace.
+func needs(prio int) string {
+	if os.Geteuid() == 0 && !HasSysNice() {
+		return fmt.Sprintf("root here lacks CAP_SYS_NICE (a container or a user namespace: docker run --cap-add SYS_NICE), or an RLIMIT_RTPRIO of %d or more (ulimit -r)", prio)
+	}
+	return fmt.Sprintf("it needs root, CAP_SYS_NICE (setcap cap_sys_nice+ep on the binary) or an RLIMIT_RTPRIO of %d or more (ulimit -r)", prio)
+}
+
+// HasSysNice reports whether the process holds CAP_SYS_NICE (in its
+// effective set, /proc/self/status's CapEff).
+func HasSysNice() bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if hex, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			caps, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			return err == nil && caps&(1<<unix.CAP_SYS_NICE) != 0
+		}
+	}
+	return false
 }
 
 // threads lists the process's threads.

@@ -30,8 +30,9 @@ func TestSetRealtime(t *testing.T) {
 	switch {
 	case strings.Contains(string(out), "REALTIME OK"):
 	case strings.Contains(string(out), "REALTIME DENIED"):
-		if os.Geteuid() == 0 {
-			t.Fatalf("denied as root:\n%s", out)
+		var lim unix.Rlimit
+		if HasSysNice() || unix.Getrlimit(unix.RLIMIT_RTPRIO, &lim) == nil && lim.Cur >= 3 {
+			t.Fatalf("denied with CAP_SYS_NICE or an RLIMIT_RTPRIO of 3 or more:\n%s", out)
 		}
 		t.Logf("not permitted here, as the error says:\n%s", out)
 	default:
@@ -57,6 +58,12 @@ func realtimeChild(t *testing.T) {
 	if err := SetRealtime(3); err != nil {
 		if !strings.Contains(err.Error(), "CAP_SYS_NICE") || !strings.Contains(err.Error(), "RLIMIT_RTPRIO") {
 			t.Fatalf("the error does not say what is needed: %v", err)
+		}
+		if os.Geteuid() == 0 && !strings.Contains(err.Error(), "root here lacks CAP_SYS_NICE") {
+			t.Fatalf("root refused, yet the error says it needs root: %v", err)
+		}
+		if n := runtime.GOMAXPROCS(0); n == 1 && runtime.NumCPU() > 1 {
+			t.Fatalf("GOMAXPROCS left at 1 after a refusal")
 		}
 		t.Log("REALTIME DENIED: " + err.Error())
 		close(stop)
@@ -97,6 +104,25 @@ func realtimeChild(t *testing.T) {
 	wg.Wait()
 	if !t.Failed() {
 		t.Log("REALTIME OK")
+	}
+}
+
+// TestSetRealtimeWithoutSysNice: root without CAP_SYS_NICE (a container's,
+// a user namespace's) is refused, and told so rather than that it needs
+// root; GOMAXPROCS is given back.
+func TestSetRealtimeWithoutSysNice(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to drop CAP_SYS_NICE from")
+	}
+	sp, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("no setpriv (util-linux)")
+	}
+	cmd := exec.Command(sp, "--bounding-set=-sys_nice", "--inh-caps=-sys_nice", os.Args[0], "-test.run=^TestSetRealtime$", "-test.v")
+	cmd.Env = append(os.Environ(), "SSEAUDIT_REALTIME_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "REALTIME DENIED") || !strings.Contains(string(out), "root here lacks CAP_SYS_NICE") {
+		t.Fatalf("root without CAP_SYS_NICE: %v\n%s", err, out)
 	}
 }
 
