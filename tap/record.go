@@ -202,7 +202,7 @@ func (p *Proxy) Stats() Stats {
 	for k, v := range p.stats.Encoded {
 		s.Encoded[k] = v
 	}
-	s.Forwarded = p.fwd.Load()
+	s.Forwarded, s.Refused = p.fwd.Load(), p.refused.Load()
 	s.PeakInFlight = p.peak.Load()
 	return s
 }

@@ -64,6 +64,7 @@ type Writer interface {
 // Stats are what a Proxy did so far.
 type Stats struct {
 	Forwarded, Recorded int64
+	Refused             int64 // requests the tap answered itself (413, 400), not forwarded
 	Failed              int64 // recorded exchanges that failed
 	PeakInFlight        int64 // the highest in_flight of the exchanges recorded
 	BodyBytes           int64 // answer bytes recorded
@@ -87,6 +88,7 @@ type Proxy struct {
 	inFlight atomic.Int64
 	peak     atomic.Int64
 	fwd      atomic.Int64
+	refused  atomic.Int64
 	cutting  atomic.Bool // Cut was called: the tap, not a client, ends the exchanges in flight
 
 	done   chan *exchange
@@ -236,9 +238,9 @@ type ctxKey struct{}
 
 // ServeHTTP forwards r and records the exchange.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p.fwd.Add(1)
 	body, err := readBody(r, p.o.MaxRequestBytes)
 	if err != nil {
+		p.refused.Add(1)
 		if errors.Is(err, errTooLarge) {
 			http.Error(w, fmt.Sprintf("audit tap: request body over %d bytes (limit --max-request-bytes): not forwarded", p.o.MaxRequestBytes), http.StatusRequestEntityTooLarge)
 		} else {
@@ -246,8 +248,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	// In flight from here: a request the tap answers itself (413, 400)
-	// never reaches the upstream.
+	// Forwarded and in flight from here: a request the tap answers itself
+	// (413, 400) never reaches the upstream.
+	p.fwd.Add(1)
 	n := p.inFlight.Add(1)
 	defer p.inFlight.Add(-1)
 	ex := &exchange{

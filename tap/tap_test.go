@@ -654,6 +654,9 @@ func TestPeakInFlightIsTheColumns(t *testing.T) {
 		t.Fatalf("%d recorded, want the stream alone", len(reqs))
 	}
 	col := extra(info, reqs[0], tap.ColumnInFlight)
+	if s.Forwarded != 2 || s.Refused != 3 {
+		t.Errorf("forwarded %d, refused %d; want 2 and 3", s.Forwarded, s.Refused)
+	}
 	if col.Int != 2 || s.PeakInFlight != col.Int {
 		t.Errorf("the stream's in_flight %d, the peak %d; want 2 (the models request beside it) and the column's", col.Int, s.PeakInFlight)
 	}

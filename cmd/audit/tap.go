@@ -193,6 +193,9 @@ func serveUntilSignal(ctx context.Context, stderr io.Writer, srv *http.Server, l
 func writeTapSummary(w io.Writer, s tap.Stats, out string, file *capture.File) {
 	fmt.Fprintf(w, "tap: %d exchanges forwarded, %d recorded (%d failed), %d on disk in %s; %d body bytes; at most %d in flight\n",
 		s.Forwarded, s.Recorded, s.Failed, file.Requests(), out, s.BodyBytes, s.PeakInFlight)
+	if s.Refused > 0 {
+		fmt.Fprintf(w, "tap: %d requests answered by the tap itself (413 over --max-request-bytes, or 400: an unreadable body), not forwarded\n", s.Refused)
+	}
 	for _, enc := range sortedKeys64(s.Encoded) {
 		fmt.Fprintf(w, "tap: %d answers were %s-encoded (recorded as received; decoded when read)\n", s.Encoded[enc], enc)
 	}
