@@ -48,6 +48,16 @@ type LagBound struct {
 	MatchedByPrompt bool
 }
 
+// describe names the request that gives the bound: "w1 (the client's
+// c1, matched by prompt)".
+func (b LagBound) describe() string {
+	how := "by order and time"
+	if b.MatchedByPrompt {
+		how = "by prompt"
+	}
+	return fmt.Sprintf("%s (the client's %s, matched %s)", b.Wire, b.Client, how)
+}
+
 // LagOffsetInconsistent is the lag-offset-inconsistent finding: the low
 // bound of the clocks' offset (a request is sent before the tap gets it)
 // lies above its high bound (an event reaches the client after the tap).
@@ -56,13 +66,7 @@ func LagOffsetInconsistent(low, high LagBound) *Finding {
 	if low.Ns <= high.Ns {
 		return nil
 	}
-	req := func(b LagBound) string {
-		how := "by order and time"
-		if b.MatchedByPrompt {
-			how = "by prompt"
-		}
-		return fmt.Sprintf("request %s (the client's %s, matched %s)", b.Wire, b.Client, how)
-	}
+	req := func(b LagBound) string { return "request " + b.describe() }
 	s := func(ns int64) string { return fmt.Sprintf("%.6f s", float64(ns)/1e9) }
 	gap := float64(low.Ns-high.Ns) / 1e9
 	ids := []string{low.Wire}
@@ -88,13 +92,9 @@ const LagOffsetUnboundedCode = "lag-offset-unbounded"
 // client before the tap gets it), and each lag is overstated by the
 // client's send delay, by up to medianLagNs at the median.
 func LagOffsetUnbounded(low LagBound, compared int, medianLagNs float64) *Finding {
-	how := "by order and time"
-	if low.MatchedByPrompt {
-		how = "by prompt"
-	}
 	return &Finding{Code: LagOffsetUnboundedCode, Severity: SeverityWarning, Figure: "client lag",
-		Message: fmt.Sprintf("the clocks' offset has no high bound: in all %d compared requests the client counts more events than the wire, so the offset is taken at its low bound (request %s, the client's %s, matched %s: sent at least %s before the tap got it), and every lag is an upper bound, overstated by the client's send delay (median lag at most %s); no client-lag finding is made. A known clock (the tap's sseaudit.run.clock_monotonic_ns, shared by a client on the same host) or a client that counts the wire's events measures it",
-			compared, low.Wire, low.Client, how, unit.Text(unit.Seconds, float64(low.Ns)/1e9), unit.Text(unit.Seconds, medianLagNs/1e9)),
+		Message: fmt.Sprintf("the clocks' offset has no high bound: in all %d compared requests the client counts more events than the wire, so the offset is taken at its low bound (request %s: sent at least %s before the tap got it), and every lag is an upper bound, overstated by the client's send delay (median lag at most %s); no client-lag finding is made. A known clock (the tap's sseaudit.run.clock_monotonic_ns, shared by a client on the same host) or a client that counts the wire's events measures it",
+			compared, low.describe(), unit.Text(unit.Seconds, float64(low.Ns)/1e9), unit.Text(unit.Seconds, medianLagNs/1e9)),
 		Evidence: []Evidence{ev("offset_low", float64(low.Ns)/1e9, unit.Seconds), ev("median_lag_at_most", medianLagNs/1e9, unit.Seconds)},
 		Requests: []string{low.Wire}}
 }

@@ -143,15 +143,15 @@ func Compare(wire, client []Request, opts Options) *Report {
 // instead) or only bounded from below with no known clock (each lag is an
 // upper bound: lag-offset-unbounded).
 func (r *Report) derive(wire, client []Request, threshold float64) []findings.Finding {
-	if o := r.Offset; o.Bounded && !o.Consistent {
-		bound := func(ns int64, p Pair) findings.LagBound {
-			return findings.LagBound{Ns: ns, Wire: wire[p.Wire].ID, Client: client[p.Client].ID, MatchedByPrompt: p.ByPrompt}
-		}
-		return []findings.Finding{*findings.LagOffsetInconsistent(bound(o.LowNs, o.LowBy), bound(o.HighNs, o.HighBy))}
+	o := r.Offset
+	bound := func(ns int64, p Pair) findings.LagBound {
+		return findings.LagBound{Ns: ns, Wire: wire[p.Wire].ID, Client: client[p.Client].ID, MatchedByPrompt: p.ByPrompt}
 	}
-	if o := r.Offset; o.Unbounded() && r.Compared > 0 {
-		low := findings.LagBound{Ns: o.LowNs, Wire: wire[o.LowBy.Wire].ID, Client: client[o.LowBy.Client].ID, MatchedByPrompt: o.LowBy.ByPrompt}
-		return []findings.Finding{*findings.LagOffsetUnbounded(low, r.Compared, r.Lag.P50)}
+	switch {
+	case o.Bounded && !o.Consistent:
+		return []findings.Finding{*findings.LagOffsetInconsistent(bound(o.LowNs, o.LowBy), bound(o.HighNs, o.HighBy))}
+	case o.Unbounded() && r.Compared > 0:
+		return []findings.Finding{*findings.LagOffsetUnbounded(bound(o.LowNs, o.LowBy), r.Compared, r.Lag.P50)}
 	}
 	if f := findings.ClientLag(r.Lag.P50, r.metric("ITL"), r.metric("TTFT"), threshold); f != nil {
 		return []findings.Finding{*f}

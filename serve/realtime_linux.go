@@ -30,25 +30,24 @@ func SetRealtime(prio int) error {
 	// could otherwise hold both cores of a small machine at once. Given
 	// back if no thread could be set.
 	procs := runtime.GOMAXPROCS(1)
-	err := setFIFO(prio)
-	if err != nil && !errors.Is(err, errSomeSet) {
+	set, err := setFIFO(prio)
+	if err != nil && set == 0 {
 		runtime.GOMAXPROCS(procs)
 	}
 	return err
 }
 
-// errSomeSet marks an error after some threads were set.
-var errSomeSet = errors.New("some threads were set")
-
-func setFIFO(prio int) error {
+// setFIFO sets every thread of the process under SCHED_FIFO at prio, and
+// says how many it set, whether or not it failed.
+func setFIFO(prio int) (set int, err error) {
 	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: uint32(prio)}
 	done := map[int]bool{}
 	for {
 		tids, err := threads()
 		if err != nil {
-			return fmt.Errorf("real-time priority: %w", err)
+			return len(done), fmt.Errorf("real-time priority: %w", err)
 		}
-		set := 0
+		before := len(done)
 		for _, tid := range tids {
 			if done[tid] {
 				continue
@@ -57,18 +56,15 @@ func setFIFO(prio int) error {
 				if errors.Is(err, unix.ESRCH) { // the thread ended meanwhile
 					continue
 				}
-				if len(done) > 0 {
-					err = fmt.Errorf("%w: %w", errSomeSet, err)
-				}
 				if errors.Is(err, unix.EPERM) {
-					return fmt.Errorf("real-time priority (SCHED_FIFO %d): %w: %s", prio, err, needs(prio))
+					return len(done), fmt.Errorf("real-time priority (SCHED_FIFO %d): %w: %s", prio, err, needs(prio))
 				}
-				return fmt.Errorf("real-time priority (SCHED_FIFO %d): thread %d: %w", prio, tid, err)
+				return len(done), fmt.Errorf("real-time priority (SCHED_FIFO %d): thread %d: %w", prio, tid, err)
 			}
-			done[tid], set = true, set+1
+			done[tid] = true
 		}
-		if set == 0 { // no thread started while the others were set
-			return nil
+		if len(done) == before { // no thread started while the others were set
+			return len(done), nil
 		}
 	}
 }

@@ -101,28 +101,11 @@ func TestNullEntries(t *testing.T) {
 		{"itls", `"itls":[[0.01,null],[0.02]]`, "itls[0][1]"},
 		{"output_lens", `"output_lens":[null,2]`, "output_lens[0]"},
 	} {
-		in := map[string]string{
-			"start_times": `"start_times":[1.0,2.0]`, "ttfts": `"ttfts":[0.1,0.2]`, "itls": `"itls":[[0.01,0.01],[0.02]]`,
-			"input_lens": `"input_lens":[3,4]`, "output_lens": `"output_lens":[3,2]`, "errors": `"errors":["",""]`,
-		}
-		in[c.name] = c.mod
-		var parts []string
-		for _, v := range in {
-			parts = append(parts, v)
-		}
-		doc := `{"backend":"vllm","model_id":"m",` + strings.Join(parts, ",") + `}`
-		rd, err := Read(strings.NewReader(doc), "r.json", Options{})
-		if err == nil {
-			for rd.Scan() {
-			}
-			err = rd.Err()
-		}
-		if err == nil || !strings.Contains(err.Error(), c.want) {
+		doc := listsDoc(c.name, c.mod)
+		if err := readAll(doc); err == nil || !strings.Contains(err.Error(), c.want) {
 			r0 := "?"
-			if rd != nil {
-				rd2, _ := Read(strings.NewReader(doc), "r.json", Options{})
-				rd2.Scan()
-				b, _ := json.Marshal(rd2.Request())
+			if rd, rerr := Read(strings.NewReader(doc), "r.json", Options{}); rerr == nil && rd.Scan() {
+				b, _ := json.Marshal(rd.Request())
 				r0 = string(b)
 			}
 			t.Errorf("%s: err %v, want an error naming %s; request 0 imported as %s", c.name, err, c.want, r0)
@@ -138,24 +121,34 @@ func TestBadEntryNamed(t *testing.T) {
 		{"output_lens", `"output_lens":[3,2.0]`, `output_lens[1] (2.0)`},
 		{"itls", `"itls":[[0.01,0.01],[0.02,"x"]]`, `itls[1][1] ("x")`},
 	} {
-		in := map[string]string{
-			"start_times": `"start_times":[1.0,2.0]`, "ttfts": `"ttfts":[0.1,0.2]`, "itls": `"itls":[[0.01,0.01],[0.02]]`,
-			"input_lens": `"input_lens":[3,4]`, "output_lens": `"output_lens":[3,2]`, "errors": `"errors":["",""]`,
-		}
-		in[c.name] = c.mod
-		var parts []string
-		for _, k := range []string{"start_times", "ttfts", "itls", "input_lens", "output_lens", "errors"} {
-			parts = append(parts, in[k])
-		}
-		doc := `{"backend":"vllm","model_id":"m",` + strings.Join(parts, ",") + `}`
-		rd, err := Read(strings.NewReader(doc), "r.json", Options{})
-		if err == nil {
-			for rd.Scan() {
-			}
-			err = rd.Err()
-		}
-		if err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := readAll(listsDoc(c.name, c.mod)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to name %s", c.name, err, c.want)
 		}
 	}
+}
+
+// listsDoc is a vllm bench result of two good requests whose list name is
+// replaced by mod (its "name": [...] member).
+func listsDoc(name, mod string) string {
+	in := map[string]string{
+		"start_times": `"start_times":[1.0,2.0]`, "ttfts": `"ttfts":[0.1,0.2]`, "itls": `"itls":[[0.01,0.01],[0.02]]`,
+		"input_lens": `"input_lens":[3,4]`, "output_lens": `"output_lens":[3,2]`, "errors": `"errors":["",""]`,
+	}
+	in[name] = mod
+	var parts []string
+	for _, k := range []string{"start_times", "ttfts", "itls", "input_lens", "output_lens", "errors"} {
+		parts = append(parts, in[k])
+	}
+	return `{"backend":"vllm","model_id":"m",` + strings.Join(parts, ",") + `}`
+}
+
+// readAll imports doc to its end and returns the first error.
+func readAll(doc string) error {
+	rd, err := Read(strings.NewReader(doc), "r.json", Options{})
+	if err != nil {
+		return err
+	}
+	for rd.Scan() {
+	}
+	return rd.Err()
 }
