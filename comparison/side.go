@@ -211,7 +211,7 @@ func perRequest(r *run.Run, ais *aisbench.Calc, sse *ssemetrics.Calc, i int, m m
 	case metric.ITL:
 		return f.IntervalsMean, ais.Requests[i].Intervals > 0
 	case metric.ContentUpdateInterval:
-		return f.ContentMean, f.ContentGaps.Len() > 0
+		return f.ContentMean, f.ContentGaps().Len() > 0
 	case metric.OutputTokens:
 		out := r.OutputTokens(i)
 		if out == nil || *out == 0 {

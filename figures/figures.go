@@ -217,9 +217,24 @@ func Derive(in *findings.Input, found []findings.Finding, distributions [2]*Dist
 // AISBench's stable calculator walks them.
 func inFlightCurve(rep *aisbench.Result, events []aisbench.WalkEvent, origin float64) *InFlightCurve {
 	c := &InFlightCurve{MaxConcurrency: rep.MaxConcurrency, Events: len(events)}
-	// One point per distinct instant.
+	// One point per distinct instant, or, past MaxCurvePoints instants, per
+	// bucket of equal width, made as the instants come: a long run's curve
+	// never holds a point per instant.
+	instants := 0
+	for i := range events {
+		if i == 0 || events[i].Time != events[i-1].Time {
+			instants++
+		}
+	}
 	var pts []InFlightPoint
-	n := 0
+	var width float64
+	if c.Bucketed = instants > MaxCurvePoints; c.Bucketed {
+		span := events[len(events)-1].Time - origin // the last instant's Seconds
+		width = span / float64(MaxCurvePoints-1)
+	} else {
+		pts = make([]InFlightPoint, 0, instants)
+	}
+	n, prev := 0, 0
 	for i := 0; i < len(events); {
 		p := InFlightPoint{Seconds: events[i].Time - origin, Min: n, Max: n}
 		j := i
@@ -233,30 +248,24 @@ func inFlightCurve(rep *aisbench.Result, events []aisbench.WalkEvent, origin flo
 			p.Min, p.Max = min(p.Min, n), max(p.Max, n)
 		}
 		p.InFlight = n
-		pts = append(pts, p)
 		i = j
-	}
-	if len(pts) > MaxCurvePoints {
-		span := pts[len(pts)-1].Seconds
-		width := span / float64(MaxCurvePoints-1)
-		var out []InFlightPoint
-		prev := 0
-		for _, p := range pts {
-			k := int(p.Seconds / width)
-			if k >= MaxCurvePoints {
-				k = MaxCurvePoints - 1
-			}
-			at := float64(k) * width
-			if len(out) == 0 || out[len(out)-1].Seconds != at {
-				out = append(out, InFlightPoint{Seconds: at, Min: min(prev, p.Min), Max: max(prev, p.Max)})
-			}
-			q := &out[len(out)-1]
-			q.Min, q.Max = min(q.Min, p.Min), max(q.Max, p.Max)
-			q.InFlight = p.InFlight
-			q.StartsAtPoint += p.StartsAtPoint
-			prev = p.InFlight
+		if !c.Bucketed {
+			pts = append(pts, p)
+			continue
 		}
-		pts, c.Bucketed = out, true
+		k := int(p.Seconds / width)
+		if k >= MaxCurvePoints {
+			k = MaxCurvePoints - 1
+		}
+		at := float64(k) * width
+		if len(pts) == 0 || pts[len(pts)-1].Seconds != at {
+			pts = append(pts, InFlightPoint{Seconds: at, Min: min(prev, p.Min), Max: max(prev, p.Max)})
+		}
+		q := &pts[len(pts)-1]
+		q.Min, q.Max = min(q.Min, p.Min), max(q.Max, p.Max)
+		q.InFlight = p.InFlight
+		q.StartsAtPoint += p.StartsAtPoint
+		prev = p.InFlight
 	}
 	c.Points = pts
 	if wa := rep.Window; wa != nil {
@@ -364,17 +373,17 @@ func timelines(in *findings.Input, found []findings.Finding, origin float64) *Ti
 			TPOTSeconds: math.NaN(), OutputTokens: -1,
 			ITLMeanSeconds: math.NaN(), ContentIntervalMeanSeconds: math.NaN(),
 			FirstContentSeconds: math.NaN(), LastTextSeconds: math.NaN(),
-			Intervals: fa.Intervals.Len(), ContentIntervals: fa.ContentGaps.Len(), ZeroGaps: in.AIS.Requests[idx].ZeroIntervals}
+			Intervals: fa.Intervals().Len(), ContentIntervals: fa.ContentGaps().Len(), ZeroGaps: in.AIS.Requests[idx].ZeroIntervals}
 		if v, ok := in.SSE.Value(idx, metric.TPOT); ok {
 			t.TPOTSeconds = v
 		}
 		if out := in.Run.OutputTokens(idx); out != nil {
 			t.OutputTokens = *out
 		}
-		if fa.Intervals.Len() > 0 {
+		if fa.Intervals().Len() > 0 {
 			t.ITLMeanSeconds = fa.IntervalsMean
 		}
-		if fa.ContentGaps.Len() > 0 {
+		if fa.ContentGaps().Len() > 0 {
 			t.ContentIntervalMeanSeconds = fa.ContentMean
 		}
 		if fa.HasContent {
@@ -423,8 +432,8 @@ func Distributions(st *aisbench.StageResult, sse *ssemetrics.StageResult, facts 
 	for _, idx := range st.Requests {
 		fa := &facts[idx]
 		lo, hi = min(lo, fa.PositiveLo), max(hi, fa.PositiveHi)
-		if fa.ContentFrom < 0 {
-			for _, x := range fa.ContentGaps.Own() {
+		if fa.ContentFrom() < 0 {
+			for _, x := range fa.ContentGaps().Own() {
 				if x > 0 {
 					lo, hi = min(lo, x), max(hi, x)
 				}
@@ -455,15 +464,15 @@ func Distributions(st *aisbench.StageResult, sse *ssemetrics.StageResult, facts 
 	var buf []float64
 	for _, idx := range st.Requests {
 		fa := &facts[idx]
-		intervals := fa.Intervals.Read(&buf)
-		if fa.ContentFrom < 0 {
+		intervals := fa.Intervals().Read(&buf)
+		if fa.ContentFrom() < 0 {
 			binInto(&others, intervals)
-			binInto(&ownContent, fa.ContentGaps.Own())
+			binInto(&ownContent, fa.ContentGaps().Own())
 			continue
 		}
 		binInto(&withPiece, intervals)
-		binInto(&outside, intervals[:fa.ContentFrom])
-		binInto(&outside, intervals[fa.ContentFrom+fa.ContentGaps.Len():])
+		binInto(&outside, intervals[:fa.ContentFrom()])
+		binInto(&outside, intervals[fa.ContentFrom()+fa.ContentGaps().Len():])
 	}
 	acc := sse.ITL
 	p.ITL = &Distribution{Metric: metric.ITL, Samples: acc.Intervals, N: acc.AISBenchN,
@@ -475,7 +484,7 @@ func Distributions(st *aisbench.StageResult, sse *ssemetrics.StageResult, facts 
 	if m := sse.Metric(metric.ContentUpdateInterval); m != nil {
 		var means []float64
 		for _, idx := range st.Requests {
-			if fa := &facts[idx]; fa.ContentGaps.Len() > 0 {
+			if fa := &facts[idx]; fa.ContentGaps().Len() > 0 {
 				means = append(means, fa.ContentMean)
 			}
 		}
@@ -483,7 +492,7 @@ func Distributions(st *aisbench.StageResult, sse *ssemetrics.StageResult, facts 
 		if !ok {
 			var gaps samples.Pool
 			for _, idx := range st.Requests {
-				gaps = append(gaps, facts[idx].ContentGaps)
+				gaps = append(gaps, facts[idx].ContentGaps())
 			}
 			pooled.Raw = gaps.Mean()
 		}

@@ -1,9 +1,13 @@
 package figures
 
 import (
+	"cmp"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/sseaudit/sseaudit/calc/aisbench"
 )
 
 // edgeIndex's table finds the edge a binary search finds, edges themselves
@@ -76,6 +80,75 @@ func TestLogBins(t *testing.T) {
 			if !(edges[i] > edges[i-1]) {
 				t.Fatalf("[%v, %v]: edges not increasing at %d", c.lo, c.hi, i)
 			}
+		}
+	}
+}
+
+// pointsThenBuckets is the in-flight curve's points as made before they were
+// bucketed as they come: a point per instant, then, past MaxCurvePoints,
+// buckets of equal width over them.
+func pointsThenBuckets(events []aisbench.WalkEvent, origin float64) []InFlightPoint {
+	var pts []InFlightPoint
+	n := 0
+	for i := 0; i < len(events); {
+		p := InFlightPoint{Seconds: events[i].Time - origin, Min: n, Max: n}
+		j := i
+		for ; j < len(events) && events[j].Time == events[i].Time; j++ {
+			if events[j].Start {
+				n++
+				p.StartsAtPoint++
+			} else {
+				n--
+			}
+			p.Min, p.Max = min(p.Min, n), max(p.Max, n)
+		}
+		p.InFlight = n
+		pts = append(pts, p)
+		i = j
+	}
+	if len(pts) <= MaxCurvePoints {
+		return pts
+	}
+	width := pts[len(pts)-1].Seconds / float64(MaxCurvePoints-1)
+	var out []InFlightPoint
+	prev := 0
+	for _, p := range pts {
+		k := min(int(p.Seconds/width), MaxCurvePoints-1)
+		at := float64(k) * width
+		if len(out) == 0 || out[len(out)-1].Seconds != at {
+			out = append(out, InFlightPoint{Seconds: at, Min: min(prev, p.Min), Max: max(prev, p.Max)})
+		}
+		q := &out[len(out)-1]
+		q.Min, q.Max = min(q.Min, p.Min), max(q.Max, p.Max)
+		q.InFlight = p.InFlight
+		q.StartsAtPoint += p.StartsAtPoint
+		prev = p.InFlight
+	}
+	return out
+}
+
+// The curve's points, bucketed as the instants come, are those of a point
+// per instant bucketed afterwards: below, at and past MaxCurvePoints
+// instants, with several events at one instant.
+func TestInFlightCurveStreamed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, requests := range []int{1, 10, MaxCurvePoints / 2, MaxCurvePoints/2 + 1, 3000, 20000} {
+		var events []aisbench.WalkEvent
+		for i := range requests {
+			start := float64(rng.IntN(requests * 3)) * 0.001 // equal instants now and then
+			end := start + float64(1+rng.IntN(500))*0.001
+			events = append(events, aisbench.WalkEvent{Time: start, Start: true, Pos: i}, aisbench.WalkEvent{Time: end, Pos: i})
+		}
+		slices.SortStableFunc(events, func(a, b aisbench.WalkEvent) int { return cmp.Compare(a.Time, b.Time) })
+		origin := events[0].Time - 0.5
+		c := inFlightCurve(&aisbench.Result{Stable: &aisbench.StageResult{}}, events, origin)
+		want := pointsThenBuckets(events, origin)
+		if !slices.Equal(c.Points, want) {
+			t.Fatalf("%d requests: %d points (bucketed %v), want %d", requests, len(c.Points), c.Bucketed, len(want))
+		}
+		instants := len(slices.CompactFunc(slices.Clone(events), func(a, b aisbench.WalkEvent) bool { return a.Time == b.Time }))
+		if c.Bucketed != (instants > MaxCurvePoints) || len(c.Points) > MaxCurvePoints {
+			t.Errorf("%d requests, %d instants: bucketed %v, %d points", requests, instants, c.Bucketed, len(c.Points))
 		}
 	}
 }

@@ -1,6 +1,11 @@
 package samples
 
-import "github.com/sseaudit/sseaudit/pynum"
+import (
+	"fmt"
+	"math"
+
+	"github.com/sseaudit/sseaudit/pynum"
+)
 
 // A Reader decodes the samples a span of its stands for: key's samples
 // from..to (a request's intervals, say), into buf's memory, which is reused.
@@ -12,58 +17,89 @@ type Reader interface {
 // them each time they are read, or values of its own. The intervals are the
 // largest thing a report reads, one per ITL sample: decoded from a Store
 // when read rather than kept as float64, they cost the statistics no memory
-// of their own.
+// of their own. A span is 32 bytes (a pool holds one a request, a request's
+// facts four): values of its own are a Reader too, and key, from and to fit
+// 32 bits (a request's index, a request's samples).
 type Span struct {
-	r        Reader // nil: own
-	key      int
-	from, to int
-	own      []float64
+	r        Reader // nil: empty; *ownValues: values of its own
+	key      uint32
+	from, to uint32
 }
 
-// ReadSpan is key's samples from..to of r.
-func ReadSpan(r Reader, key, from, to int) Span { return Span{r: r, key: key, from: from, to: to} }
+// ownValues are the values of spans made by Values, read in place.
+type ownValues struct{ xs []float64 }
+
+func (o *ownValues) Samples(_, from, to int, buf []float64) []float64 {
+	return append(buf, o.xs[from:to]...)
+}
+
+// ReadSpan is key's samples from..to of r; key, from and to are at most
+// math.MaxUint32.
+func ReadSpan(r Reader, key, from, to int) Span {
+	return Span{r: r, key: index32(key), from: index32(from), to: index32(to)}
+}
 
 // Values is a span of values held as they are.
-func Values(xs []float64) Span { return Span{own: xs} }
+func Values(xs []float64) Span {
+	if len(xs) == 0 {
+		return Span{}
+	}
+	return Span{r: &ownValues{xs: xs}, to: index32(len(xs))}
+}
+
+// index32 is i as a span's uint32, which every index of a request's samples,
+// and every request's index, fits (a span of 2^32 values is 32 GiB).
+func index32(i int) uint32 {
+	if i < 0 || i > math.MaxUint32 {
+		panic(fmt.Sprintf("samples: span index %d out of range", i))
+	}
+	return uint32(i)
+}
 
 // Len is the number of samples.
-func (s Span) Len() int {
-	if s.r != nil {
-		return s.to - s.from
-	}
-	return len(s.own)
-}
+func (s Span) Len() int { return int(s.to - s.from) }
 
 // Sub is s[lo:hi].
 func (s Span) Sub(lo, hi int) Span {
-	if s.r != nil {
-		return Span{r: s.r, key: s.key, from: s.from + lo, to: s.from + hi}
+	if lo < 0 || lo > hi || hi > s.Len() {
+		panic(fmt.Sprintf("samples: Sub(%d, %d) of a span of %d", lo, hi, s.Len()))
 	}
-	return Span{own: s.own[lo:hi:hi]}
+	if lo == hi {
+		return Span{}
+	}
+	return Span{r: s.r, key: s.key, from: s.from + uint32(lo), to: s.from + uint32(hi)}
 }
 
 // Own is the values of a span of values, nil for a read one.
-func (s Span) Own() []float64 { return s.own }
+func (s Span) Own() []float64 {
+	if o, ok := s.r.(*ownValues); ok {
+		return o.xs[s.from:s.to:s.to]
+	}
+	return nil
+}
 
 // Same says whether a and b are the same samples: the same key's of the same
-// Reader, or the same slice of the same array; empty spans are all the same.
+// Reader, or the same piece of the same values; empty spans are all the same.
 func (a Span) Same(b Span) bool {
 	if a.Len() == 0 || b.Len() == 0 {
 		return a.Len() == b.Len()
 	}
-	if a.r != nil || b.r != nil {
-		return a.r == b.r && a.key == b.key && a.from == b.from && a.to == b.to
+	if ao, bo := a.Own(), b.Own(); ao != nil || bo != nil {
+		return len(ao) == len(bo) && ao != nil && bo != nil && &ao[0] == &bo[0]
 	}
-	return len(a.own) == len(b.own) && &a.own[0] == &b.own[0]
+	return a.r == b.r && a.key == b.key && a.from == b.from && a.to == b.to
 }
 
 // Read is the samples: its own values as they are, read ones decoded into
 // *buf's memory (reused). Read only.
 func (s Span) Read(buf *[]float64) []float64 {
-	if s.r == nil {
-		return s.own
+	if s.Len() == 0 {
+		return nil
 	}
-	*buf = s.r.Samples(s.key, s.from, s.to, (*buf)[:0])
+	if own := s.Own(); own != nil {
+		return own
+	}
+	*buf = s.r.Samples(int(s.key), int(s.from), int(s.to), (*buf)[:0])
 	return *buf
 }
 

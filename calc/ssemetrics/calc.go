@@ -146,7 +146,7 @@ func (c *Calc) itlAccounting(requests []int, itl *metric.Result) *ITLAccounting 
 		} else {
 			var intervals samples.Pool
 			for _, i := range requests {
-				intervals = append(intervals, c.Facts[i].Intervals)
+				intervals = append(intervals, c.Facts[i].Intervals())
 			}
 			acc.PooledMeanSeconds = intervals.Mean()
 		}
@@ -165,8 +165,8 @@ func (c *Calc) metrics(out *StageResult, requests []int, itl *metric.Result) {
 	contentIsITL, textIsContent, withEvents := itl != nil, true, 0
 	for _, i := range requests {
 		f := &c.Facts[i]
-		contentIsITL = contentIsITL && f.ContentGaps.Same(f.Intervals)
-		textIsContent = textIsContent && f.TextGaps.Same(f.ContentGaps)
+		contentIsITL = contentIsITL && f.ContentGaps().Same(f.Intervals())
+		textIsContent = textIsContent && f.TextGaps().Same(f.ContentGaps())
 		if f.Events {
 			withEvents++
 		}
@@ -230,9 +230,11 @@ func absentReason(m metric.Metric, withEvents int) string {
 func sseSamples(m metric.Metric, f *Facts) (samples.Span, bool) {
 	switch m {
 	case metric.ContentUpdateInterval:
-		return f.ContentGaps, f.ContentGaps.Len() > 0
+		g := f.ContentGaps()
+		return g, g.Len() > 0
 	case metric.TextUpdateInterval:
-		return f.TextGaps, f.TextGaps.Len() > 0
+		g := f.TextGaps()
+		return g, g.Len() > 0
 	case metric.TTFContent:
 		if !f.HasContent {
 			return samples.Span{}, false
@@ -244,7 +246,7 @@ func sseSamples(m metric.Metric, f *Facts) (samples.Span, bool) {
 		}
 		return samples.Values([]float64{f.TTFText}), true
 	}
-	return f.Tokens, f.TokensKnown
+	return f.Tokens(), f.TokensKnown
 }
 
 // Value is successful request i's value of a per-request metric, as
@@ -359,7 +361,7 @@ func (c *Calc) TokensPerEvent(requests []int) (mean, maximum float64) {
 		if !f.TokensKnown { // else at least one sample
 			continue
 		}
-		tokens := f.Tokens.Read(&buf)
+		tokens := f.Tokens().Read(&buf)
 		if sum.Len() == 0 {
 			maximum = tokens[0]
 		}

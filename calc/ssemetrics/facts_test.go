@@ -58,12 +58,12 @@ func TestTokenSpans(t *testing.T) {
 		if f.TokensKnown != (w != nil) {
 			t.Fatalf("request %d: tokens known %v, want %v", i, f.TokensKnown, w != nil)
 		}
-		if got := f.Tokens.Read(&buf); f.Tokens.Len() != len(w) || !slices.Equal(got, w) {
-			t.Fatalf("request %d: tokens %v (len %d), want %v", i, got, f.Tokens.Len(), w)
+		if got := f.Tokens().Read(&buf); f.Tokens().Len() != len(w) || !slices.Equal(got, w) {
+			t.Fatalf("request %d: tokens %v (len %d), want %v", i, got, f.Tokens().Len(), w)
 		}
 		for lo := range len(w) {
 			hi := min(len(w), lo+1+i%7)
-			piece := f.Tokens.Sub(lo, hi)
+			piece := f.Tokens().Sub(lo, hi)
 			if got := piece.Read(&buf); !slices.Equal(got, w[lo:hi]) {
 				t.Fatalf("request %d [%d:%d]: %v, want %v", i, lo, hi, got, w[lo:hi])
 			}
