@@ -67,9 +67,6 @@ func NewBuilder(cfg Config) *Builder {
 // they are: a record's time points never change once made (Run.Add).
 func (b *Builder) Add(rec record.Request) { b.run.Add(rec) }
 
-// Grow makes room for n more requests (Run.Grow).
-func (b *Builder) Grow(n int) { b.run.Grow(n) }
-
 // ErrFinalized is Finalize's error on a Builder already finalized.
 var ErrFinalized = errors.New("audit: the builder is finalized already")
 

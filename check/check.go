@@ -123,7 +123,6 @@ func (r *Result) Discrepant() bool {
 // statistics columns.
 func recompute(records []record.Request, c int, stats []string) (*audit.Report, error) {
 	b := audit.NewBuilder(audit.Config{MaxConcurrency: c, Stats: stats, Lean: true})
-	b.Grow(len(records))
 	for _, r := range records {
 		b.Add(r)
 	}

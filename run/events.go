@@ -1,6 +1,7 @@
 package run
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 
@@ -151,13 +152,15 @@ func (s *storedEvents) last() Event {
 }
 
 // storedTokens are a request's events' token counts (record.Event.Tokens,
-// -1 for unknown), a byte each when every count is below 255 (one to a few
-// tokens an event, as streams have them), else 8 bytes each; none when every
-// count is unknown, as on traces without continuous usage or logprobs.
-type storedTokens struct {
-	small []uint8 // count + 1
-	wide  []int64
-}
+// -1 for unknown) in one slice: a byte each, count + 1, when every count is
+// below 254 (one to a few tokens an event, as streams have them), else
+// wideTokens and then 8 bytes each, little-endian; none when every count is
+// unknown, as on traces without continuous usage or logprobs.
+type storedTokens []byte
+
+// wideTokens starts a storedTokens of 8 bytes a count: no byte-wide one
+// starts with it (count + 1 is at most 254).
+const wideTokens = math.MaxUint8
 
 func storeTokens(events []record.Event) storedTokens {
 	small := true
@@ -166,34 +169,35 @@ func storeTokens(events []record.Event) storedTokens {
 		if e.Tokens != -1 {
 			known = true
 		}
-		if e.Tokens < -1 || e.Tokens > math.MaxUint8-1 {
+		if e.Tokens < -1 || e.Tokens >= wideTokens-1 {
 			small = false
 		}
 	}
 	switch {
 	case !known:
-		return storedTokens{}
+		return nil
 	case small:
-		out := make([]uint8, len(events))
+		out := make(storedTokens, len(events))
 		for i, e := range events {
 			out[i] = uint8(e.Tokens + 1)
 		}
-		return storedTokens{small: out}
+		return out
 	}
-	out := make([]int64, len(events))
-	for i, e := range events {
-		out[i] = e.Tokens
+	out := make(storedTokens, 1, 1+8*len(events))
+	out[0] = wideTokens
+	for _, e := range events {
+		out = binary.LittleEndian.AppendUint64(out, uint64(e.Tokens))
 	}
-	return storedTokens{wide: out}
+	return out
 }
 
 // at is the token count of event i, -1 when unknown.
-func (t *storedTokens) at(i int) int64 {
+func (t storedTokens) at(i int) int64 {
 	switch {
-	case t.small != nil:
-		return int64(t.small[i]) - 1
-	case t.wide != nil:
-		return t.wide[i]
+	case len(t) == 0:
+		return -1
+	case t[0] == wideTokens:
+		return int64(binary.LittleEndian.Uint64(t[1+8*i:]))
 	}
-	return -1
+	return int64(t[i]) - 1
 }
