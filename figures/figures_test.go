@@ -135,7 +135,7 @@ func TestInFlightCurveStreamed(t *testing.T) {
 	for _, requests := range []int{1, 10, MaxCurvePoints / 2, MaxCurvePoints/2 + 1, 3000, 20000} {
 		var events []aisbench.WalkEvent
 		for i := range requests {
-			start := float64(rng.IntN(requests * 3)) * 0.001 // equal instants now and then
+			start := float64(rng.IntN(requests*3)) * 0.001 // equal instants now and then
 			end := start + float64(1+rng.IntN(500))*0.001
 			events = append(events, aisbench.WalkEvent{Time: start, Start: true, Pos: i}, aisbench.WalkEvent{Time: end, Pos: i})
 		}
