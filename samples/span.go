@@ -50,7 +50,7 @@ func Values(xs []float64) Span {
 // index32 is i as a span's uint32, which every index of a request's samples,
 // and every request's index, fits (a span of 2^32 values is 32 GiB).
 func index32(i int) uint32 {
-	if i < 0 || i > math.MaxUint32 {
+	if i < 0 || uint64(i) > math.MaxUint32 {
 		panic(fmt.Sprintf("samples: span index %d out of range", i))
 	}
 	return uint32(i)
