@@ -103,7 +103,9 @@ func (r *Run) ID(i int) string { return r.at(i).id }
 // than 2 time points may be marked successful).
 func (r *Run) Success(i int) bool { return r.at(i).success }
 
-// InputTokens and OutputTokens are request i's token counts; nil when unknown.
+// InputTokens and OutputTokens are request i's token counts; nil when
+// unknown. Read only, and read at once: the pointer is into the run's
+// memory, which may move while requests are added.
 func (r *Run) InputTokens(i int) *int64 {
 	if q := r.at(i); q.hasInput {
 		return &q.inputTokens

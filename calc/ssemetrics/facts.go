@@ -15,7 +15,8 @@ import (
 // every stage, finding and figure. A run keeps one a request, so they are
 // kept small (about 100 bytes): the sample spans are pieces of the run's
 // intervals, read through the run, and only gaps that are not such a piece
-// are held as values.
+// are held as values. Facts are read while their run is (before
+// Run.Release).
 type Facts struct {
 	// IntervalsMean and ContentMean are NumpyMean of Intervals and
 	// ContentGaps, taken once for every stage and figure (NaN when empty).
