@@ -58,12 +58,19 @@ type Options struct {
 	// BodyTimeout bounds the time a client takes to send its request
 	// body (none when 0): a slower one is cut.
 	BodyTimeout time.Duration
+	// ReadAhead is the bytes of streams read ahead of the requests, in
+	// order (DefaultReadAhead when 0): a trace that fits is decoded whole
+	// before the first request, since decoding a stream while others are
+	// written holds up, on one thread (serve --realtime), every write due
+	// meanwhile. Past it, a stream is read as one is handed out.
+	ReadAhead int64
 }
 
 // Defaults of Options.
 const (
 	DefaultMaxBodyBytes  = 64 << 20
 	DefaultMaxBodyMemory = 256 << 20
+	DefaultReadAhead     = 64 << 20
 )
 
 // Server answers requests with the streams of a trace. It is an
@@ -73,13 +80,17 @@ type Server struct {
 	path   string // the trace's, for messages
 	bodies budget // of the request bodies held at once
 
-	mu       sync.Mutex
-	src      trace.Reader // in order: read one stream a request
-	srcErr   error
-	ahead    *trace.Request
-	total    int // streams in the trace (Match), or read so far
-	byPrompt map[string][]*trace.Request
-	promptAt int
+	mu     sync.Mutex
+	src    trace.Reader // in order: streams are read ahead (fill)
+	srcErr error        // the error reading src, once the streams before it are handed out
+	// ahead are the streams read and not yet handed out, in order, and
+	// their bytes; readErr ended the reading, told (srcErr) when they are.
+	ahead      []*trace.Request
+	aheadBytes int64
+	readErr    error
+	total      int // streams in the trace (Match), or read so far
+	byPrompt   map[string][]*trace.Request
+	promptAt   int
 
 	pacer *pacer // releases every stream's writes at their times
 
@@ -90,8 +101,10 @@ type Server struct {
 }
 
 // New makes a Server that reads its streams from r. In order (without
-// Match) it reads r lazily, one stream a request, so a trace of any size can
-// be served; with Match it reads r whole first. The caller closes r after
+// Match) it reads r ahead up to Options.ReadAhead bytes of streams, and then one
+// stream a request as they are handed out, so a trace of any size can be
+// served, and one that fits is decoded before the first request; with Match
+// it reads r whole first. The caller closes r after
 // the server is done.
 func New(r trace.Reader, opts Options) (*Server, error) {
 	if opts.Speed == 0 {
@@ -108,6 +121,9 @@ func New(r trace.Reader, opts Options) (*Server, error) {
 	if opts.MaxBodyMemory <= 0 {
 		opts.MaxBodyMemory = DefaultMaxBodyMemory
 	}
+	if opts.ReadAhead <= 0 {
+		opts.ReadAhead = DefaultReadAhead
+	}
 	s := &Server{opts: opts, src: r, promptAt: -1, ended: make(chan struct{}), bodies: budget{left: opts.MaxBodyMemory},
 		pacer: newPacer(newAlarm())}
 	info := r.Info()
@@ -118,9 +134,9 @@ func New(r trace.Reader, opts Options) (*Server, error) {
 		}
 	}
 	if !opts.Match {
-		s.readAhead()
-		if s.ahead != nil && s.ahead.TimePointsOnly() {
-			return nil, timePointsOnly(info.Path, s.ahead)
+		s.fill()
+		if len(s.ahead) > 0 && s.ahead[0].TimePointsOnly() {
+			return nil, timePointsOnly(info.Path, s.ahead[0])
 		}
 		return s, s.srcErr
 	}
@@ -188,37 +204,58 @@ func (s *Server) Err() error {
 	return s.srcErr
 }
 
-// nextStream takes the next stream in trace order, or nil at the end. One
-// stream is read ahead, so that the end is known when the last stream is
-// handed out.
+// nextStream takes the next stream in trace order, or nil at the end. At
+// least one stream is read ahead, so that the end is known when the last
+// stream is handed out.
 func (s *Server) nextStream() (*trace.Request, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	req := s.ahead
-	if req == nil {
+	if len(s.ahead) == 0 {
 		return nil, s.srcErr
 	}
-	// Counted before the end is told (readAhead): Wait, called once it is,
+	req := s.ahead[0]
+	s.ahead[0] = nil
+	s.ahead = s.ahead[1:]
+	s.aheadBytes -= streamBytes(req)
+	// Counted before the end is told (fill): Wait, called once it is,
 	// never sees the count rise from zero.
 	s.inFlight.Add(1)
-	s.readAhead()
+	s.fill()
 	return req, nil
 }
 
-// readAhead reads the next stream into s.ahead (nil at the end or on an
-// error, kept in s.srcErr).
-func (s *Server) readAhead() {
-	s.ahead = nil
-	if s.src != nil && s.src.Scan() {
-		s.ahead = s.src.Request().Clone()
+// fill reads streams ahead until Options.ReadAhead bytes are held, at least one,
+// or the trace ends. The end, and an error reading it (kept in readErr),
+// are told (srcErr, Exhausted) once every stream before them is handed out.
+func (s *Server) fill() {
+	for s.src != nil && (len(s.ahead) == 0 || s.aheadBytes < s.opts.ReadAhead) {
+		if !s.src.Scan() {
+			s.readErr = s.src.Err()
+			s.src = nil
+			break
+		}
+		req := s.src.Request().Clone()
+		s.ahead = append(s.ahead, req)
+		s.aheadBytes += streamBytes(req)
 		s.total++
-		return
 	}
-	if s.src != nil {
-		s.srcErr = s.src.Err()
-		s.src = nil
+	if s.src == nil && len(s.ahead) == 0 {
+		s.srcErr = s.readErr
+		s.endOnce.Do(func() { close(s.ended) })
 	}
-	s.endOnce.Do(func() { close(s.ended) })
+}
+
+// streamBytes is about the memory a stream read ahead holds: its reads'
+// bytes, and a little for each read and request-level value.
+func streamBytes(req *trace.Request) int64 {
+	n := int64(256)
+	for _, c := range req.Chunks {
+		n += int64(len(c.Data)) + 32
+	}
+	for _, v := range req.Extra {
+		n += int64(len(v.Str)+len(v.Bytes)) + 64
+	}
+	return n
 }
 
 // matchStream takes the next stream with the prompt p, or nil.

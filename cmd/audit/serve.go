@@ -39,8 +39,10 @@ waits). A client has --read-timeout to send its headers, and again its body; an
 idle keep-alive connection is closed after --idle-timeout. Without --match a
 request body is read and dropped; with it, bodies are held to read their prompts,
 --max-body-memory of them at once (a request beyond it gets 503).
-Without --match the trace is read one stream at a time (any size); --match reads
-it whole into memory. Ctrl-C stops (requests in flight are cut).
+Without --match the trace is read ahead, up to 64 MiB of streams (a trace that
+fits is decoded before the first request), then a stream as one is handed out
+(any size); --match reads it whole into memory. Ctrl-C stops (requests in
+flight are cut).
 
 How precise: on Linux one pacer wakes on a timerfd for the next due write of
 every stream, armed early by how late its recent wakes were (by at most a tenth
@@ -50,8 +52,8 @@ machine (the kernel's receive time). Measured on the wire (bench/serve-timing.sh
 2 cores, the Python clients on the same machine), writes left a median of 12 to
 66 µs after their schedule; P99 0.45 to 0.7 ms at 1 and 16 streams and 1.4 ms at
 64 at normal priority, where the clients hold the CPUs (a thread doing nothing
-but wake on time did no better); with --realtime 0.15 to 0.45 ms, and at 64
-streams 0.22 to 0.52 ms for 20% of a core.
+but wake on time did no better); with --realtime 0.2 to 0.45 ms at 1 and 16
+streams, and at 64 streams 0.14 to 0.29 ms for 19 to 22% of a core.
 Elsewhere than Linux serve uses Go's timers. Figures: docs/performance.md.
 
 Arguments:
