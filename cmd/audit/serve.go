@@ -53,7 +53,8 @@ machine (the kernel's receive time). Measured on the wire (bench/serve-timing.sh
 66 µs after their schedule; P99 0.45 to 0.7 ms at 1 and 16 streams and 1.4 ms at
 64 at normal priority, where the clients hold the CPUs (a thread doing nothing
 but wake on time did no better); with --realtime 0.2 to 0.45 ms at 1 and 16
-streams, and at 64 streams 0.14 to 0.29 ms for 19 to 22% of a core.
+streams, and at 64 streams 0.14 to 0.35 ms (a round now and then later, when the
+VM stalls) for 19 to 22% of a core.
 Elsewhere than Linux serve uses Go's timers. Figures: docs/performance.md.
 
 Arguments:
