@@ -465,14 +465,15 @@ func Distributions(st *aisbench.StageResult, sse *ssemetrics.StageResult, facts 
 	for _, idx := range st.Requests {
 		fa := &facts[idx]
 		intervals := fa.Intervals().Read(&buf)
-		if fa.ContentFrom() < 0 {
+		content, from := fa.ContentGaps(), fa.ContentFrom()
+		if from < 0 {
 			binInto(&others, intervals)
-			binInto(&ownContent, fa.ContentGaps().Own())
+			binInto(&ownContent, content.Own())
 			continue
 		}
 		binInto(&withPiece, intervals)
-		binInto(&outside, intervals[:fa.ContentFrom()])
-		binInto(&outside, intervals[fa.ContentFrom()+fa.ContentGaps().Len():])
+		binInto(&outside, intervals[:from])
+		binInto(&outside, intervals[from+content.Len():])
 	}
 	acc := sse.ITL
 	p.ITL = &Distribution{Metric: metric.ITL, Samples: acc.Intervals, N: acc.AISBenchN,

@@ -101,11 +101,10 @@ type Server struct {
 }
 
 // New makes a Server that reads its streams from r. In order (without
-// Match) it reads r ahead up to Options.ReadAhead bytes of streams, and then one
-// stream a request as they are handed out, so a trace of any size can be
-// served, and one that fits is decoded before the first request; with Match
-// it reads r whole first. The caller closes r after
-// the server is done.
+// Match) it reads r ahead, up to Options.ReadAhead bytes of streams, then a
+// stream as one is handed out: a trace of any size can be served, and one
+// that fits is decoded before the first request. With Match it reads r
+// whole first. The caller closes r after the server is done.
 func New(r trace.Reader, opts Options) (*Server, error) {
 	if opts.Speed == 0 {
 		opts.Speed = 1
@@ -224,8 +223,8 @@ func (s *Server) nextStream() (*trace.Request, error) {
 	return req, nil
 }
 
-// fill reads streams ahead until Options.ReadAhead bytes are held, at least one,
-// or the trace ends. The end, and an error reading it (kept in readErr),
+// fill reads streams ahead until Options.ReadAhead bytes are held (at
+// least one stream), or the trace ends. The end, and an error reading it (kept in readErr),
 // are told (srcErr, Exhausted) once every stream before them is handed out.
 func (s *Server) fill() {
 	for s.src != nil && (len(s.ahead) == 0 || s.aheadBytes < s.opts.ReadAhead) {
