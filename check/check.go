@@ -13,6 +13,7 @@ import (
 	"github.com/sseaudit/sseaudit/lag"
 	"github.com/sseaudit/sseaudit/metric"
 	"github.com/sseaudit/sseaudit/record"
+	"github.com/sseaudit/sseaudit/samples"
 	"github.com/sseaudit/sseaudit/unit"
 )
 
@@ -122,12 +123,16 @@ func (r *Result) Discrepant() bool {
 // recompute builds the report the way AISBench would have, with the given
 // statistics columns.
 func recompute(records []record.Request, c int, stats []string) (*audit.Report, error) {
-	b := audit.NewBuilder(audit.Config{MaxConcurrency: c, Stats: stats, Lean: true})
+	// The records, their time points with them, are kept for the whole
+	// check: a store that packs them would only copy them again.
+	b := audit.NewBuilder(audit.Config{MaxConcurrency: c, Stats: stats, Lean: true, NewStore: newHeapStore})
 	for _, r := range records {
 		b.Add(r)
 	}
 	return b.Finalize()
 }
+
+func newHeapStore() samples.Store { return samples.NewHeap() }
 
 // rendered is one stage as AISBench would have written it, parsed back.
 type rendered struct {
