@@ -2,6 +2,7 @@ package aisbench
 
 import (
 	"errors"
+	"os"
 	"sync/atomic"
 )
 
@@ -99,6 +100,11 @@ func (p *prefetcher) read(run *Run, pf *prefetch) {
 		pf.abandoned = true
 		return
 	}
+	var dbBytes int64
+	if fi, err := os.Stat(pf.path); err == nil {
+		dbBytes = fi.Size()
+	}
+	sl := newSlab(dbBytes)
 	// eachBlob reads only run.Dir-derived paths here: it does not touch
 	// the Run the details are being read into.
 	pf.note, pf.err = run.eachBlob(pf.path, func(id int64, blob []byte) error {
@@ -106,6 +112,9 @@ func (p *prefetcher) read(run *Run, pf *prefetch) {
 			return errPrefetchStopped
 		}
 		tp, err := decodeOwnedTimePoints(blob)
+		if err == nil {
+			tp = sl.clone(tp) // the blob is let go (see slab)
+		}
 		// What the row holds: its array, or its error's text, and the row.
 		held := 8*int64(len(tp)) + prefetchRowBytes
 		if err != nil {
