@@ -15,7 +15,8 @@
 # trace's offset of that read). Prints, per run, the median, P90, P99 and
 # max of that lateness in µs, the server's CPU time (user + sys) and its
 # share of one core over the run, and the machine's load average before
-# and after; then, per binary and C, the medians over the rounds.
+# and after; then, per binary and C, the medians over the rounds, and the
+# figures of every read of every round at once.
 #
 # Needs root (or CAP_NET_RAW) for tcpdump, GNU time, and a Python with
 # aiohttp (Debian: apt-get install python3-aiohttp tcpdump).
@@ -126,7 +127,7 @@ run() {
 		exit 1
 	fi
 	local lat
-	lat=$("$python" "$repo/bench/serve_timing.py" analyze "$trace" "$pcap" "$port")
+	lat=$(SERVE_TIMING_LATE=$tmp/$name-$c.late "$python" "$repo/bench/serve_timing.py" analyze "$trace" "$pcap" "$port")
 	read -r _ user sys <"$tmp/time"
 	local wall
 	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
@@ -167,5 +168,13 @@ share = statistics.median(float(r[2]) for r in rows)
 load = statistics.median(float(r[4]) for r in rows)
 print(f"{sys.argv[2]:<7} {sys.argv[3]:>4} {lat[0]['reads']:>7} {m('median_us'):>9.1f} {m('p90_us'):>9.1f} {m('p99_us'):>9.1f} {m('max_us'):>9.1f} {cpu:>9.2f} {share:>8.1f} {load:>7.2f} {m('spacing_median_us'):>9.1f} {m('spacing_p99_us'):>9.1f}")
 PY
+	done
+done
+
+printf '\nevery read of every round at once; lateness in µs, on the wire\n'
+printf '%-7s %4s %8s %9s %9s %9s %9s %9s\n' binary C reads median P90 P99 P99.9 max
+for name in "${bins[@]}"; do
+	for c in $cs; do
+		printf '%-7s %4s %8s %9s %9s %9s %9s %9s\n' "$name" "$c" $("$python" "$repo/bench/serve_timing.py" pooled "$tmp/$name-$c.late")
 	done
 done

@@ -25,12 +25,19 @@
       k-th read after the first, its capture time minus (the first read's
       + the trace's time between the two): what the server adds once it
       has the request, without the time it took to see it (spacing_*).
+      With SERVE_TIMING_LATE set to a file, every read's lateness (ns, one
+      a line) is appended to it too.
+
+  serve_timing.py pooled FILE
+      The count, median, P90, P99, P99.9 and max (µs) of the latenesses in
+      FILE: every read of every round at once.
 
 Needs aiohttp for the client only (Debian: python3-aiohttp).
 """
 
 import asyncio
 import json
+import os
 import struct
 import sys
 
@@ -235,6 +242,10 @@ def analyze(trace, pcap, port, speed):
         sys.exit("serve_timing.py: no replayed read in the capture")
     late.sort()
     spacing.sort()
+    pool = os.environ.get("SERVE_TIMING_LATE")
+    if pool:  # every read's lateness (ns), for figures pooled over rounds
+        with open(pool, "a", encoding="ascii") as f:
+            f.write("".join(f"{round(v)}\n" for v in late))
     us = lambda v: round(v / 1000, 1)
     print(json.dumps({
         "responses": nresp, "reads": len(late),
@@ -246,10 +257,20 @@ def analyze(trace, pcap, port, speed):
     }, separators=(",", ":")))
 
 
+def pooled(path):
+    with open(path, encoding="ascii") as f:
+        late = sorted(int(x) for x in f)
+    us = lambda v: round(v / 1000, 1)
+    print(f"{len(late)} {us(percentile(late, 50))} {us(percentile(late, 90))} {us(percentile(late, 99))} "
+          f"{us(percentile(late, 99.9))} {us(late[-1])}")
+
+
 def main():
     a = sys.argv[1:]
     if len(a) == 4 and a[0] == "client":
         asyncio.run(client(a[1], int(a[2]), int(a[3])))
+    elif len(a) == 2 and a[0] == "pooled":
+        pooled(a[1])
     elif len(a) in (4, 5) and a[0] == "analyze":
         analyze(a[1], a[2], int(a[3]), float(a[4]) if len(a) == 5 else 1.0)
     else:
