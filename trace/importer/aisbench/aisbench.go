@@ -749,26 +749,11 @@ func (run *Run) eachBlob(path string, fn func(id int64, blob []byte) error) (not
 }
 
 func eachBlobAt(path, open, mode string, fn func(id int64, blob []byte) error) error {
-	abs, err := filepath.Abs(open)
+	db, err := openStore(path, open, mode)
 	if err != nil {
-		return &Error{File: path, Msg: "bad path", Err: err}
-	}
-	u := url.URL{Scheme: "file", Path: abs, RawQuery: mode}
-	db, err := sql.Open("sqlite", u.String())
-	if err != nil {
-		return &Error{File: path, Msg: "cannot open the database", Err: err}
+		return err
 	}
 	defer db.Close()
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'numpy_store'`).Scan(&n); err != nil {
-		return &Error{File: path, Msg: "cannot read the database (not SQLite?)", Err: err}
-	}
-	if n == 0 {
-		return &Error{File: path, Msg: "no table numpy_store: not an AISBench time-point database"}
-	}
-	if err := checkStoreTable(db); err != nil {
-		return &Error{File: path, Msg: "numpy_store", Err: err}
-	}
 	// A blob over the bound is not read (length() does not read it).
 	rows, err := db.Query(`SELECT id, CASE WHEN length(arr_blob) <= ? THEN arr_blob END, length(arr_blob) FROM numpy_store`, maxArrayBlob)
 	if err != nil {
@@ -1102,4 +1087,42 @@ func (run *Run) WriteTrace(w trace.RequestWriter) error {
 		}
 	}
 	return nil
+}
+
+// openStore opens the database at open (path is its name in errors) and
+// checks that it holds a numpy_store table of stored rows.
+func openStore(path, open, mode string) (*sql.DB, error) {
+	abs, err := filepath.Abs(open)
+	if err != nil {
+		return nil, &Error{File: path, Msg: "bad path", Err: err}
+	}
+	u := url.URL{Scheme: "file", Path: abs, RawQuery: mode}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, &Error{File: path, Msg: "cannot open the database", Err: err}
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'numpy_store'`).Scan(&n); err != nil {
+		db.Close()
+		return nil, &Error{File: path, Msg: "cannot read the database (not SQLite?)", Err: err}
+	}
+	if n == 0 {
+		db.Close()
+		return nil, &Error{File: path, Msg: "no table numpy_store: not an AISBench time-point database"}
+	}
+	if err := checkStoreTable(db); err != nil {
+		db.Close()
+		return nil, &Error{File: path, Msg: "numpy_store", Err: err}
+	}
+	return db, nil
+}
+
+// storeReadable reports whether the database at path opens read-only and
+// holds a numpy_store table of stored rows.
+func storeReadable(path string) bool {
+	db, err := openStore(path, path, "mode=ro")
+	if err != nil {
+		return false
+	}
+	return db.Close() == nil
 }

@@ -15,6 +15,11 @@ import (
 // it places the rows it reads itself, errors in the same order. Past
 // prefetchBudget bytes, over all databases, it gives up, and the databases
 // it did not finish are read again in the usual way.
+//
+// It reads a database through SQLite's own interface (rawScan), copying
+// each array out of SQLite's memory into a slab; a database with a pending
+// journal, or one rawScan cannot read, is read through database/sql as
+// readDatabases reads it, or left to readDatabases.
 type prefetcher struct {
 	byName map[string]*prefetch
 	queue  chan *prefetch
@@ -105,15 +110,13 @@ func (p *prefetcher) read(run *Run, pf *prefetch) {
 		dbBytes = fi.Size()
 	}
 	sl := newSlab(dbBytes)
-	// eachBlob reads only run.Dir-derived paths here: it does not touch
-	// the Run the details are being read into.
-	pf.note, pf.err = run.eachBlob(pf.path, func(id int64, blob []byte) error {
+	keep := func(id int64, blob []byte) error {
 		if p.stop.Load() {
 			return errPrefetchStopped
 		}
 		tp, err := decodeOwnedTimePoints(blob)
 		if err == nil {
-			tp = sl.clone(tp) // the blob is let go (see slab)
+			tp = sl.copyOf(tp) // blob is SQLite's memory, or the driver's let go
 		}
 		// What the row holds: its array, or its error's text, and the row.
 		held := 8*int64(len(tp)) + prefetchRowBytes
@@ -126,7 +129,18 @@ func (p *prefetcher) read(run *Run, pf *prefetch) {
 		}
 		pf.rows = append(pf.rows, prefetchedRow{id: id, tp: tp, err: err})
 		return nil
-	})
+	}
+	if pendingJournal(pf.path) == "" && storeReadable(pf.path) {
+		pf.err = rawScan(pf.path, keep)
+		if errors.Is(pf.err, errRawScan) {
+			pf.abandoned, pf.rows = true, nil // read as usual, which says why
+			return
+		}
+	} else {
+		// eachBlob reads only run.Dir-derived paths here: it does not
+		// touch the Run the details are being read into.
+		pf.note, pf.err = run.eachBlob(pf.path, keep)
+	}
 	if errors.Is(pf.err, errPrefetchStopped) || errors.Is(pf.err, errOverBudget) {
 		pf.abandoned, pf.rows = true, nil
 	}

@@ -1,18 +1,18 @@
 package aisbench
 
+import "slices"
+
 // A slab holds the prefetched databases' time points: copies of the
-// decoded arrays, one after another, in arrays of slabFloats or more,
+// decoded arrays, one after another, in arrays of minSlabFloats or more,
 // each touched page by page by a goroutine of its own before the
 // prefetcher writes into it.
 //
 // On this project's machines (virtual machines) the first touch of a page
 // of fresh memory costs 4 to 25 µs: the time points of a 100,000-request
 // run, 185 MB, took the prefetcher, the slower of the two readers of
-// `audit check`, longer to fault in than to read. Each blob the database
-// driver hands out is fresh memory. The slab's arrays are faulted in on
-// the other core, which waits for the prefetcher once the details are
-// read; the driver's blobs, copied at once, are garbage the heap reuses.
-// The copies take a few milliseconds.
+// `audit check`, longer to fault in than to read. The slab's arrays are
+// faulted in on the other core, which waits for the prefetcher once the
+// details are read. The copies take a few milliseconds.
 //
 // A slab of the arrays' own memory lives as long as one of the time points
 // carved from it does (an audit keeps them all).
@@ -40,12 +40,15 @@ func newSlab(dbBytes int64) *slab {
 	return &slab{left: dbBytes, size: size, touch: touchPages}
 }
 
-// clone is a copy of tp carved from the slab, its capacity its length;
-// tp itself when it is more than an eighth of an array (a copy would
-// waste the rest of one) or empty.
-func (s *slab) clone(tp []float64) []float64 {
-	if len(tp) == 0 || len(tp) > s.size/8 {
+// copyOf is a copy of tp, its capacity its length: carved from the slab,
+// or of its own when tp is more than an eighth of an array (it would waste
+// the rest of one). An empty tp is itself: nil or not, as it was.
+func (s *slab) copyOf(tp []float64) []float64 {
+	if len(tp) == 0 {
 		return tp
+	}
+	if len(tp) > s.size/8 {
+		return slices.Clip(slices.Clone(tp))
 	}
 	if len(s.cur) < len(tp) {
 		s.cur = s.take()

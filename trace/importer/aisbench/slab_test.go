@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// TestSlab: every clone holds tp's bits in memory of its own (appending to
+// TestSlab: every copy holds tp's bits in memory of its own (appending to
 // one never writes into the next), whatever the database's size; arrays
-// larger than an eighth of the slab's, and empty ones, are passed through.
+// larger than an eighth of the slab's are copied apart.
 func TestSlab(t *testing.T) {
 	for _, dbBytes := range []int64{0, 1000, 8 * minSlabFloats * 3, 8 * maxSlabFloats * 20} {
 		s := newSlab(dbBytes)
@@ -23,12 +23,12 @@ func TestSlab(t *testing.T) {
 			for j := range tp {
 				tp[j] = math.Float64frombits(uint64(i)<<32 | uint64(j))
 			}
-			out := s.clone(tp)
+			out := s.copyOf(tp)
 			if &out[0] == &tp[0] {
-				t.Fatalf("db %d: a clone of %d floats is tp itself", dbBytes, n)
+				t.Fatalf("db %d: a copy of %d floats is tp itself", dbBytes, n)
 			}
 			if len(out) != n || cap(out) != n {
-				t.Fatalf("db %d: a clone of %d floats has length %d, capacity %d", dbBytes, n, len(out), cap(out))
+				t.Fatalf("db %d: a copy of %d floats has length %d, capacity %d", dbBytes, n, len(out), cap(out))
 			}
 			outs, wants = append(outs, out), append(wants, slices.Clone(tp))
 			total += int64(8 * n)
@@ -38,15 +38,19 @@ func TestSlab(t *testing.T) {
 		}
 		for i := range outs {
 			if !slices.Equal(outs[i], wants[i]) {
-				t.Fatalf("db %d: clone %d of %d changed", dbBytes, i, len(outs))
+				t.Fatalf("db %d: copy %d of %d changed", dbBytes, i, len(outs))
 			}
 		}
 		big := make([]float64, s.size/8+1)
-		if out := s.clone(big); &out[0] != &big[0] {
-			t.Errorf("db %d: an array of %d floats (arrays of %d) was copied", dbBytes, len(big), s.size)
+		big[0] = 1
+		if out := s.copyOf(big); &out[0] == &big[0] || cap(out) != len(big) || out[0] != 1 {
+			t.Errorf("db %d: an array of %d floats (arrays of %d) was not copied apart", dbBytes, len(big), s.size)
 		}
-		if out := s.clone(nil); out != nil {
-			t.Errorf("db %d: a clone of nothing is %v", dbBytes, out)
+		if out := s.copyOf(nil); out != nil {
+			t.Errorf("db %d: a copy of nil is %v", dbBytes, out)
+		}
+		if out := s.copyOf([]float64{}); out == nil || len(out) != 0 {
+			t.Errorf("db %d: a copy of an empty array is %#v, want one, empty", dbBytes, out)
 		}
 	}
 }
