@@ -672,7 +672,7 @@ func (run *Run) readDatabases(opts Options) error {
 		var err error
 		if pf := run.prefetched(name, path); pf != nil {
 			note = pf.note
-			for _, row := range pf.rows {
+			for row := range pf.rows.all() {
 				if err = place(row.id, row.tp, row.err); err != nil {
 					break
 				}

@@ -34,7 +34,7 @@ func TestPrefetchBudgetCountsErrors(t *testing.T) {
 	<-pf.done
 	run.stopPrefetch()
 	held := 0
-	for _, r := range pf.rows {
+	for r := range pf.rows.all() {
 		if r.err != nil {
 			held += len(r.err.Error())
 		}

@@ -37,7 +37,11 @@ const (
 // array.
 func newSlab(dbBytes int64) *slab {
 	size := int(min(max(dbBytes/8/16, minSlabFloats), maxSlabFloats))
-	return &slab{left: dbBytes, size: size, touch: touchPages}
+	s := &slab{left: dbBytes, size: size, touch: touchPages}
+	if s.left > 0 {
+		s.ahead() // the first array is touched while the database opens
+	}
+	return s
 }
 
 // copyOf is a copy of tp, its capacity its length: carved from the slab,
@@ -71,16 +75,21 @@ func (s *slab) take() []float64 {
 		s.left -= int64(8 * s.size)
 	}
 	if s.left > 0 {
-		s.left -= int64(8 * s.size)
-		next, size, touch := make(chan []float64, 1), s.size, s.touch
-		go func() {
-			a := make([]float64, size)
-			touch(a)
-			next <- a
-		}()
-		s.next = next
+		s.ahead()
 	}
 	return c
+}
+
+// ahead sets the next array on its way.
+func (s *slab) ahead() {
+	s.left -= int64(8 * s.size)
+	next, size, touch := make(chan []float64, 1), s.size, s.touch
+	go func() {
+		a := make([]float64, size)
+		touch(a)
+		next <- a
+	}()
+	s.next = next
 }
 
 // touchPages writes every page of c (zero, as it holds), so that the
