@@ -515,7 +515,11 @@ func (c *capturing) dispatch(jobs chan<- int) {
 // before any response stops the capture.
 func (c *capturing) send(jobs <-chan int, results chan<- result) {
 	for i := range jobs {
-		if c.stopSending.Err() != nil {
+		// Once the requests in flight are canceled, a request sent would
+		// be canceled at once; and reqCtx may be canceled (the watch saw
+		// ctx end) before stopSending is (ctx's cancel closes its Done
+		// before it cancels its children).
+		if c.stopSending.Err() != nil || c.reqCtx.Err() != nil {
 			continue
 		}
 		c.sent.Add(1)
