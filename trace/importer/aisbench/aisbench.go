@@ -411,8 +411,8 @@ func (run *Run) readRecords(opts Options) error {
 	var byGroup [][][]Record
 	noDB, total := 0, 0
 	var fileBytes, readBytes int64 // of the details file (not tmp/'s)
-	if fi, err := os.Stat(run.Details); err == nil && !run.FromTmp {
-		fileBytes = fi.Size()
+	if !run.FromTmp {
+		fileBytes = storedBytes(run.Details) // a sparse file's holes hold no records
 	}
 	for _, file := range files {
 		err := eachLine(file, opts.MaxLineBytes, func(line int, b []byte) error {
@@ -459,10 +459,12 @@ func (run *Run) readRecords(opts Options) error {
 			return err
 		}
 	}
-	if len(byGroup) == 1 && len(byGroup[0]) == 1 {
-		// One block: copying 100,000 records, while the collector marks
-		// (it does by then), cost 0.13-0.3 s in write barriers.
-		run.Records = slices.Clip(byGroup[0][0])
+	if b := byGroup; len(b) == 1 && len(b[0]) == 1 && cap(b[0][0]) <= len(b[0][0])+len(b[0][0])/8+16 {
+		// One block, about as long as its records: copying 100,000
+		// records, while the collector marks (it does by then), cost
+		// 0.13-0.3 s in write barriers. An estimate far over is copied
+		// out, so that the rest is let go.
+		run.Records = slices.Clip(b[0][0])
 	} else {
 		run.Records = make([]Record, 0, total)
 		for _, g := range byGroup {
@@ -510,7 +512,8 @@ const recordBlock = 4096
 // left bytes, holds: as many as lines read so far in read bytes, and a
 // tenth more; at most one per minRecordLine bytes, so that short first
 // lines never make a file cost more than about its size (a record takes
-// about 200 bytes), and at most maxEstimate.
+// about 200 bytes), and at most maxEstimate (more records are read into
+// blocks after it).
 func estimateRecords(left, read int64, lines int) int {
 	if left <= 0 || read <= 0 || lines <= 0 {
 		return 0
@@ -524,7 +527,7 @@ const (
 	// record: 290 bytes with an empty prompt and prediction. A shorter
 	// file's records are gathered from blocks, as several groups' are.
 	minRecordLine = 256
-	maxEstimate   = 1 << 24
+	maxEstimate   = 1 << 20 // 200 MB of records
 )
 
 // parseRecord reads one line of a details or tmp file: the record, and

@@ -64,7 +64,9 @@ func TestLoadOneGroupInOneBlock(t *testing.T) {
 			if err := os.WriteFile(details, []byte(b.String()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			var m0, m1 runtime.MemStats
+			var m0, m1, h0 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&h0)
 			runtime.ReadMemStats(&m0)
 			run, err := Load(wd, Options{})
 			runtime.ReadMemStats(&m1)
@@ -79,6 +81,15 @@ func TestLoadOneGroupInOneBlock(t *testing.T) {
 					t.Fatalf("record %d is id %s, line %d", i, r.ID, r.Line)
 				}
 			}
+			// An estimate far over is let go: what the run keeps is its
+			// records (under 1 KB each here), not the room estimated.
+			var h runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&h)
+			if kept, limit := int64(h.HeapAlloc)-int64(h0.HeapAlloc), int64(256<<10+1024*c.n); kept > limit {
+				t.Errorf("the run keeps %d KB of heap, want at most %d KB", kept>>10, limit>>10)
+			}
+			runtime.KeepAlive(run)
 			// Records beyond what the lines hold are the estimate's
 			// waste: at most one per minRecordLine bytes of the file.
 			if alloc, limit := m1.TotalAlloc-m0.TotalAlloc, uint64(4*b.Len()+16<<20); alloc > limit {
@@ -95,8 +106,8 @@ func TestEstimateRecords(t *testing.T) {
 	}{
 		{0, 100, 1, 0},
 		{1000, 0, 1, 0},
-		{100_000, 10_000, 16, 176},               // 160 and a tenth
-		{1 << 40, 1000, 16, 1 << 24},             // maxEstimate
+		{100_000, 10_000, 16, 176}, // 160 and a tenth
+		{1 << 40, 1000, 16, maxEstimate},
 		{1 << 20, 16 * 64, 16, (1 << 20) / 256},  // short lines: one per 256 bytes
 		{1 << 62, 1 << 10, 1 << 20, maxEstimate}, // no overflow
 		{300 * 100_000, 300 * 16, 16, 110_000},   // AISBench's shortest lines
@@ -104,5 +115,20 @@ func TestEstimateRecords(t *testing.T) {
 		if got := estimateRecords(c.left, c.read, c.lines); got != c.want {
 			t.Errorf("estimateRecords(%d, %d, %d) = %d, want %d", c.left, c.read, c.lines, got, c.want)
 		}
+	}
+}
+
+// TestStoredBytes: a sparse file counts the bytes it stores, not its size
+// on paper (the estimates of records and of a slab's arrays read it).
+func TestStoredBytes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sparse")
+	if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 1<<40); err != nil {
+		t.Skip("no sparse files here:", err)
+	}
+	if got := storedBytes(path); runtime.GOOS == "linux" && got > 1<<20 {
+		t.Errorf("a 1 TB file of one byte stores %d bytes", got)
 	}
 }

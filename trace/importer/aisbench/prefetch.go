@@ -3,7 +3,6 @@ package aisbench
 import (
 	"errors"
 	"iter"
-	"os"
 	"sync/atomic"
 )
 
@@ -134,11 +133,7 @@ func (p *prefetcher) read(run *Run, pf *prefetch) {
 		pf.abandoned = true
 		return
 	}
-	var dbBytes int64
-	if fi, err := os.Stat(pf.path); err == nil {
-		dbBytes = fi.Size()
-	}
-	sl := newSlab(dbBytes)
+	sl := newSlab(storedBytes(pf.path))
 	keep := func(id int64, blob []byte) error {
 		if p.stop.Load() {
 			return errPrefetchStopped

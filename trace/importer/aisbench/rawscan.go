@@ -69,7 +69,7 @@ func rawScan(path string, fn func(id int64, blob []byte) error) error {
 		default:
 			return errRawScan
 		}
-		if sqlite3.Xsqlite3_column_type(tls, stmt, 0) == sqlite3.SQLITE_NULL ||
+		if sqlite3.Xsqlite3_column_type(tls, stmt, 0) != sqlite3.SQLITE_INTEGER || // text, real, null: the driver's Scan decides
 			sqlite3.Xsqlite3_column_int64(tls, stmt, 2) > maxArrayBlob {
 			return errRawScan // the usual read says what is wrong
 		}

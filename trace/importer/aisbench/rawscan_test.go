@@ -89,6 +89,20 @@ func TestRawScanGivesUp(t *testing.T) {
 			execDB(t, db, "DROP TABLE numpy_store")
 			execDB(t, db, "ALTER TABLE x RENAME TO numpy_store")
 		}, "numpy_store row with a null id"},
+		{"text id", func(t *testing.T, db string) {
+			execDB(t, db, "CREATE TABLE x (id, arr_blob BLOB)")
+			execDB(t, db, "INSERT INTO x SELECT id, arr_blob FROM numpy_store")
+			execDB(t, db, "INSERT INTO x VALUES ('7x', x'00')")
+			execDB(t, db, "DROP TABLE numpy_store")
+			execDB(t, db, "ALTER TABLE x RENAME TO numpy_store")
+		}, "bad numpy_store row"},
+		{"real id", func(t *testing.T, db string) {
+			execDB(t, db, "CREATE TABLE x (id, arr_blob BLOB)")
+			execDB(t, db, "INSERT INTO x SELECT id, arr_blob FROM numpy_store")
+			execDB(t, db, "INSERT INTO x VALUES (5.5, x'00')")
+			execDB(t, db, "DROP TABLE numpy_store")
+			execDB(t, db, "ALTER TABLE x RENAME TO numpy_store")
+		}, "bad numpy_store row"},
 		{"blob over the bound", func(t *testing.T, db string) {
 			execDB(t, db, "INSERT INTO numpy_store (id, arr_blob) VALUES (99999, zeroblob(2000))")
 		}, "a blob of 2000 bytes, more than 1000"},

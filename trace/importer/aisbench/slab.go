@@ -38,20 +38,29 @@ const (
 func newSlab(dbBytes int64) *slab {
 	size := int(min(max(dbBytes/8/16, minSlabFloats), maxSlabFloats))
 	s := &slab{left: dbBytes, size: size, touch: touchPages}
-	if s.left > 0 {
+	if dbBytes < minSlabDB {
+		s.left = -1 // copies of their own (see copyOf)
+	} else {
 		s.ahead() // the first array is touched while the database opens
 	}
 	return s
 }
 
+// minSlabDB is the smallest database (bytes stored) whose time points go
+// into a slab: its arrays, two at least (one touched ahead), are then at
+// most an eighth of the database; a smaller one, or a sparse one, is not
+// worth them (a run may name many).
+const minSlabDB = 16 * 8 * minSlabFloats
+
 // copyOf is a copy of tp, its capacity its length: carved from the slab,
 // or of its own when tp is more than an eighth of an array (it would waste
-// the rest of one). An empty tp is itself: nil or not, as it was.
+// the rest of one) or the database is too small for a slab. An empty tp is
+// itself: nil or not, as it was.
 func (s *slab) copyOf(tp []float64) []float64 {
 	if len(tp) == 0 {
 		return tp
 	}
-	if len(tp) > s.size/8 {
+	if len(tp) > s.size/8 || s.left < 0 {
 		return slices.Clip(slices.Clone(tp))
 	}
 	if len(s.cur) < len(tp) {

@@ -59,7 +59,7 @@ func TestSlab(t *testing.T) {
 // touched, and no more arrays are made than the database's bytes allow,
 // plus one.
 func TestSlabTouchesAhead(t *testing.T) {
-	const dbBytes = 8 * minSlabFloats * 4
+	const dbBytes = minSlabDB
 	s := newSlab(dbBytes)
 	if s.size != minSlabFloats {
 		t.Fatalf("arrays of %d floats for %d bytes, want %d", s.size, dbBytes, minSlabFloats)
@@ -73,7 +73,7 @@ func TestSlabTouchesAhead(t *testing.T) {
 		mu.Unlock()
 	}
 	var arrays []*float64
-	for range 40 { // 40 arrays' worth: more than the database holds
+	for range 40 { // 40 arrays' worth: more than the database holds (16)
 		if len(s.cur) == 0 {
 			s.cur = s.take()
 			arrays = append(arrays, &s.cur[0])
@@ -94,5 +94,19 @@ func TestSlabTouchesAhead(t *testing.T) {
 	// none touched ahead.
 	if n := len(touched); n > dbBytes/(8*minSlabFloats) {
 		t.Errorf("%d arrays touched ahead for a database of %d arrays' bytes", n, dbBytes/(8*minSlabFloats))
+	}
+}
+
+// TestSlabSmallDatabase: a database below minSlabDB (or a sparse one) gets
+// no arrays: each copy is of its own.
+func TestSlabSmallDatabase(t *testing.T) {
+	s := newSlab(minSlabDB - 1)
+	tp := []float64{1, 2, 3}
+	a, b := s.copyOf(tp), s.copyOf(tp)
+	if &a[0] == &tp[0] || &a[0] == &b[0] || cap(a) != 3 || !slices.Equal(a, tp) {
+		t.Errorf("copies %v %v of %v share memory or differ", a, b, tp)
+	}
+	if s.cur != nil || s.next != nil {
+		t.Errorf("a slab of a small database made arrays")
 	}
 }

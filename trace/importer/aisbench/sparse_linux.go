@@ -29,3 +29,17 @@ func dataExtent(f *os.File, off, size int64) (data, hole int64) {
 	}
 	return data, min(hole, size)
 }
+
+// storedBytes is about the bytes of the file at path that are stored: its
+// size, but for a sparse file the blocks it takes (a file of 1 TB on paper
+// and a few KB on disk is a few KB to read); 0 when it cannot be told.
+func storedBytes(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return min(fi.Size(), st.Blocks*512)
+	}
+	return fi.Size()
+}
