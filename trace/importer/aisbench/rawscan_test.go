@@ -82,27 +82,9 @@ func TestRawScanGivesUp(t *testing.T) {
 		setup func(t *testing.T, db string)
 		want  string // in Load's error
 	}{
-		{"null id", func(t *testing.T, db string) {
-			execDB(t, db, "CREATE TABLE x (id INTEGER, arr_blob BLOB)")
-			execDB(t, db, "INSERT INTO x SELECT id, arr_blob FROM numpy_store")
-			execDB(t, db, "INSERT INTO x VALUES (NULL, x'00')")
-			execDB(t, db, "DROP TABLE numpy_store")
-			execDB(t, db, "ALTER TABLE x RENAME TO numpy_store")
-		}, "numpy_store row with a null id"},
-		{"text id", func(t *testing.T, db string) {
-			execDB(t, db, "CREATE TABLE x (id, arr_blob BLOB)")
-			execDB(t, db, "INSERT INTO x SELECT id, arr_blob FROM numpy_store")
-			execDB(t, db, "INSERT INTO x VALUES ('7x', x'00')")
-			execDB(t, db, "DROP TABLE numpy_store")
-			execDB(t, db, "ALTER TABLE x RENAME TO numpy_store")
-		}, "bad numpy_store row"},
-		{"real id", func(t *testing.T, db string) {
-			execDB(t, db, "CREATE TABLE x (id, arr_blob BLOB)")
-			execDB(t, db, "INSERT INTO x SELECT id, arr_blob FROM numpy_store")
-			execDB(t, db, "INSERT INTO x VALUES (5.5, x'00')")
-			execDB(t, db, "DROP TABLE numpy_store")
-			execDB(t, db, "ALTER TABLE x RENAME TO numpy_store")
-		}, "bad numpy_store row"},
+		{"null id", withID("INTEGER", "NULL"), "numpy_store row with a null id"},
+		{"text id", withID("", "'7x'"), "bad numpy_store row"},
+		{"real id", withID("", "5.5"), "bad numpy_store row"},
 		{"blob over the bound", func(t *testing.T, db string) {
 			execDB(t, db, "INSERT INTO numpy_store (id, arr_blob) VALUES (99999, zeroblob(2000))")
 		}, "a blob of 2000 bytes, more than 1000"},
@@ -128,5 +110,17 @@ func TestRawScanGivesUp(t *testing.T) {
 				t.Errorf("Load: %v\nsequential: %v\nwant both with %q", err, seqErr, c.want)
 			}
 		})
+	}
+}
+
+// withID rebuilds numpy_store with an id column of type typ (none when
+// empty), its rows kept, and adds a row whose id is the SQL value id.
+func withID(typ, id string) func(t *testing.T, db string) {
+	return func(t *testing.T, db string) {
+		execDB(t, db, "CREATE TABLE x (id "+typ+", arr_blob BLOB)")
+		execDB(t, db, "INSERT INTO x SELECT id, arr_blob FROM numpy_store")
+		execDB(t, db, "INSERT INTO x VALUES ("+id+", x'00')")
+		execDB(t, db, "DROP TABLE numpy_store")
+		execDB(t, db, "ALTER TABLE x RENAME TO numpy_store")
 	}
 }
