@@ -801,8 +801,7 @@ func eachBlobAt(path, open, mode string, fn func(id int64, blob []byte) error) e
 		return err
 	}
 	defer db.Close()
-	// A blob over the bound is not read (length() does not read it).
-	rows, err := db.Query(`SELECT id, CASE WHEN length(arr_blob) <= ? THEN arr_blob END, length(arr_blob) FROM numpy_store`, maxArrayBlob)
+	rows, err := db.Query(blobQuery())
 	if err != nil {
 		return &Error{File: path, Msg: "cannot read numpy_store(id, arr_blob)", Err: err}
 	}
@@ -829,6 +828,13 @@ func eachBlobAt(path, open, mode string, fn func(id int64, blob []byte) error) e
 		return &Error{File: path, Msg: "reading numpy_store", Err: err}
 	}
 	return nil
+}
+
+// blobQuery reads numpy_store's rows, for the driver and for rawScan: the
+// id, the blob (null when over maxArrayBlob: length() does not read it) and
+// its length.
+func blobQuery() string {
+	return `SELECT id, CASE WHEN length(arr_blob) <= ` + strconv.FormatInt(maxArrayBlob, 10) + ` THEN arr_blob END, length(arr_blob) FROM numpy_store`
 }
 
 // maxArrayBlob bounds one numpy_store blob: 32 Mi time points, far more

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/url"
 	"path/filepath"
-	"strconv"
 	"unsafe"
 
 	"modernc.org/libc"
@@ -37,7 +36,7 @@ func rawScan(path string, fn func(id int64, blob []byte) error) error {
 		return errRawScan
 	}
 	defer libc.Xfree(tls, name)
-	query, err := libc.CString(`SELECT id, CASE WHEN length(arr_blob) <= ` + strconv.FormatInt(maxArrayBlob, 10) + ` THEN arr_blob END, length(arr_blob) FROM numpy_store`)
+	query, err := libc.CString(blobQuery())
 	if err != nil {
 		return errRawScan
 	}
