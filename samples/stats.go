@@ -107,7 +107,7 @@ func Statistics(names []string, values Pool) []Statistic {
 	var extremes pynum.MinMax
 	var sel *selection
 	if len(ps) > 0 && n >= selectMinLen {
-		sel = newSelection()
+		sel = newSelection(n)
 	}
 	if wantMean || wantExtremes || sel != nil {
 		values.Each(func(xs []float64) {
@@ -140,7 +140,7 @@ func Statistics(names []string, values Pool) []Statistic {
 	if len(ps) > 0 {
 		var raws []float64
 		if sel != nil {
-			raws = values.selectPercentiles(ps, n, sel)
+			raws = values.selectPercentiles(ps, n, sel, maxGather)
 		} else {
 			raws = values.sortedPercentiles(ps)
 		}
@@ -152,52 +152,78 @@ func Statistics(names []string, values Pool) []Statistic {
 }
 
 // selectMinLen is the Pool length from which percentiles selects rather
-// than sorts: below it a sorted copy costs less than the counts (1.5 MB).
+// than sorts: below it a sorted copy costs less than the counts (256 KB).
 // It is above radixMinLen: selection gives the radix sort's values.
 const selectMinLen = 1 << 16
+
+// maxGather bounds the keys percentiles gathers right after its first
+// count (8 MB): when the top buckets holding the wanted ranks hold more, a
+// second count narrows them first, and costs a pass more.
+const maxGather = 1 << 20
+
+// wideTopLen is the Pool length above which the first count is of the keys'
+// top 20 bits (4 MB of counts) rather than 16: a bucket is then a 256th of
+// an octave, so that the buckets holding the wanted ranks of even tens of
+// millions of intervals are few enough to gather.
+const wideTopLen = maxGather
 
 // percentiles returns pynum.PercentileSorted(s, q) for each q of qs, s being
 // the Pool sorted by pynum.SortFloats. Pools shorter than selectMinLen are gathered
 // and sorted so. Longer ones, which pynum.SortFloats would sort by radix, are not:
 // only the order statistics read are found, by radix selection on the same
-// keys: a count of the keys' top 16 bits, then of the next 16 bits within
-// the buckets holding a wanted rank, then those few 32-bit buckets gathered
-// and sorted. The values are the radix sort's (+0 for -0; math.NaN() for any
-// NaN, which it puts last and numpy returns), so the results are the same.
-func (p Pool) Percentiles(qs []float64) []float64 {
+// keys: a count of the keys' top 16 or 20 bits, then the top buckets holding
+// a wanted rank gathered and sorted; when they are too large to gather, a
+// count of the next 16 bits within them comes first, and only the narrower
+// buckets holding a rank are gathered. The values are the radix sort's (+0
+// for -0; math.NaN() for any NaN, which it puts last and numpy returns), so
+// the results are the same.
+func (p Pool) Percentiles(qs []float64) []float64 { return p.percentiles(qs, maxGather) }
+
+// percentiles is Percentiles gathering at most gatherMax keys before a
+// second count (tests take both ways).
+func (p Pool) percentiles(qs []float64, gatherMax int) []float64 {
 	n := p.Len()
 	if n < selectMinLen {
 		return p.sortedPercentiles(qs)
 	}
-	sel := newSelection()
+	sel := newSelection(n)
 	p.Each(sel.countTop)
-	return p.selectPercentiles(qs, n, sel)
+	return p.selectPercentiles(qs, n, sel, gatherMax)
 }
 
-// selection is radix selection's first count: of the keys' top 16 bits.
+// selection is radix selection's first count: of the keys' top bits.
 type selection struct {
-	top []int
-	nan bool // a NaN seen: every percentile is NaN
+	shift uint     // a key's top digit is key >> shift
+	top   []uint32 // counts: a Pool of 2^32 or more is sorted instead
+	nan   bool     // a NaN seen: every percentile is NaN
 }
 
-func newSelection() *selection { return &selection{top: make([]int, 1<<16)} }
+func newSelection(n int) *selection {
+	bits := 16
+	if n > wideTopLen {
+		bits = 20
+	}
+	return &selection{shift: uint(64 - bits), top: make([]uint32, 1<<bits)}
+}
 
 func (s *selection) countTop(xs []float64) {
 	if s.nan {
 		return
 	}
+	top, shift := s.top, s.shift
 	for _, x := range xs {
 		if math.IsNaN(x) {
 			s.nan = true
 			return
 		}
-		s.top[pynum.FloatKey(x)>>48]++
+		top[pynum.FloatKey(x)>>shift]++
 	}
 }
 
 // selectPercentiles is percentiles of the n samples of p once sel has
-// counted them all.
-func (p Pool) selectPercentiles(qs []float64, n int, sel *selection) []float64 {
+// counted them all; the top buckets holding the ranks are gathered at once
+// when they hold at most gatherMax keys.
+func (p Pool) selectPercentiles(qs []float64, n int, sel *selection, gatherMax int) []float64 {
 	out := make([]float64, len(qs))
 	if sel.nan {
 		for i := range out {
@@ -205,10 +231,9 @@ func (p Pool) selectPercentiles(qs []float64, n int, sel *selection) []float64 {
 		}
 		return out
 	}
-	if uint64(n) > math.MaxUint32 { // hists count in uint32
+	if uint64(n) > math.MaxUint32 { // the counts are uint32
 		return p.sortedPercentiles(qs)
 	}
-	top := sel.top
 	var ranks []int
 	for _, q := range qs {
 		lo, hi, _ := pynum.PercentilePositions(n, q)
@@ -217,51 +242,121 @@ func (p Pool) selectPercentiles(qs []float64, n int, sel *selection) []float64 {
 	slices.Sort(ranks)
 	ranks = slices.Compact(ranks)
 
-	// Each rank's top digit and its rank among the keys with that digit.
-	type target struct {
-		rank, within int
-		group        uint16 // 1 + index in hists of its top digit's counts
-		second       int    // its digit in the next 16 bits
-		size         int    // values in its 32-bit bucket
-	}
+	// Each rank's top digit, its rank among the keys with that digit, and
+	// their count, in one sweep of the counts (the ranks are in order).
 	targets := make([]target, len(ranks))
+	gather, digit, below := 0, 0, 0
+	for i, r := range ranks {
+		for r >= below+int(sel.top[digit]) {
+			below += int(sel.top[digit])
+			digit++
+		}
+		if i == 0 || targets[i-1].digit != digit {
+			gather += int(sel.top[digit])
+		}
+		targets[i] = target{rank: r, digit: digit, within: r - below, size: int(sel.top[digit])}
+	}
+	var at map[int]float64
+	if gather <= gatherMax {
+		at = p.gatherTop(sel, targets)
+	} else if at = p.gatherNarrowed(sel, targets); at == nil {
+		return p.sortedPercentiles(qs)
+	}
+	for i, q := range qs {
+		lo, hi, gamma := pynum.PercentilePositions(n, q)
+		out[i] = pynum.Lerp(at[lo], at[hi], gamma)
+	}
+	return out
+}
+
+// target is one wanted rank: in its top digit's bucket, then (narrowed)
+// in its second digit's.
+type target struct {
+	rank, within int // within: its rank among the keys of its bucket
+	digit        int // its top digit
+	size         int // the keys in its bucket
+	group        int // narrowed: 1 + index of its top digit's second count
+	second       int // narrowed: its digit in the next 16 bits
+}
+
+// gatherTop gathers the keys of the top buckets holding a rank, in one
+// pass, and returns the value at each rank.
+func (p Pool) gatherTop(sel *selection, targets []target) map[int]float64 {
+	// The counts are read: their memory now numbers the buckets gathered
+	// (1 + index in buckets), 0 for the others.
+	index := sel.top
+	clear(index)
+	var buckets []gathered
+	for _, t := range targets {
+		if index[t.digit] == 0 {
+			buckets = append(buckets, gathered{size: t.size})
+			index[t.digit] = uint32(len(buckets))
+		}
+	}
+	shift := sel.shift
+	p.Each(func(xs []float64) {
+		for _, x := range xs {
+			k := pynum.FloatKey(x)
+			if b := index[k>>shift]; b != 0 {
+				buckets[b-1].add(k)
+			}
+		}
+	})
+	for _, b := range buckets {
+		slices.Sort(b.keys)
+	}
+	at := make(map[int]float64, len(targets))
+	for _, t := range targets {
+		at[t.rank] = pynum.KeyFloat(buckets[index[t.digit]-1].at(t.within))
+	}
+	return at
+}
+
+// gatherNarrowed counts the next 16 bits of the keys in the top buckets
+// holding a rank, then gathers the narrower buckets holding one: two
+// passes. It returns nil when the ranks lie in more than maxSelectDigits
+// top buckets.
+func (p Pool) gatherNarrowed(sel *selection, targets []target) map[int]float64 {
 	// groupOf is, per top digit, 0, or g << 16 for the g-th digit (from 1)
 	// holding a wanted rank, whose counts of the next 16 bits are
-	// hists[g<<16 : (g+1)<<16]: one array for all, of uint32 (n < 2^32).
-	groupOf := make([]uint32, 1<<16)
+	// hists[g<<16 : (g+1)<<16]: one array for all. The first counts are
+	// read: their memory holds it.
+	groupOf := sel.top
+	clear(groupOf)
 	groups := 0
-	for i, r := range ranks {
-		d, below := bucketOf(top, r)
-		if groupOf[d] == 0 {
+	for i := range targets {
+		t := &targets[i]
+		if groupOf[t.digit] == 0 {
 			if groups == maxSelectDigits {
-				return p.sortedPercentiles(qs)
+				return nil
 			}
 			groups++
-			groupOf[d] = uint32(groups) << 16
+			groupOf[t.digit] = uint32(groups) << 16
 		}
-		targets[i] = target{rank: r, within: r - below, group: uint16(groupOf[d] >> 16)}
+		t.group = int(groupOf[t.digit] >> 16)
 	}
+	shift, second := sel.shift, sel.shift-16
 	hists := make([]uint32, (groups+1)<<16) // the first 1<<16 unused: group 0 is none
 	p.Each(func(xs []float64) {
 		for _, x := range xs {
 			k := pynum.FloatKey(x)
-			if g := groupOf[k>>48]; g != 0 {
-				hists[g|uint32(k>>32)&0xffff]++
+			if g := groupOf[k>>shift]; g != 0 {
+				hists[g|uint32(k>>second)&0xffff]++
 			}
 		}
 	})
 	for i := range targets {
 		t := &targets[i]
-		h := hists[int(t.group)<<16 : int(t.group+1)<<16]
+		h := hists[t.group<<16 : (t.group+1)<<16]
 		d, below := bucketOf(h, t.within)
 		t.second, t.within, t.size = d, t.within-below, int(h[d])
 	}
-	// The 32-bit buckets holding a rank, each gathered apart: hists now
+	// The narrowed buckets holding a rank, each gathered apart: hists now
 	// number them (1 + index in buckets) instead of counting.
 	clear(hists)
 	var buckets []gathered
 	for _, t := range targets {
-		if i := int(t.group)<<16 | t.second; hists[i] == 0 {
+		if i := t.group<<16 | t.second; hists[i] == 0 {
 			buckets = append(buckets, gathered{size: t.size})
 			hists[i] = uint32(len(buckets))
 		}
@@ -269,8 +364,8 @@ func (p Pool) selectPercentiles(qs []float64, n int, sel *selection) []float64 {
 	p.Each(func(xs []float64) {
 		for _, x := range xs {
 			k := pynum.FloatKey(x)
-			if g := groupOf[k>>48]; g != 0 {
-				if b := hists[g|uint32(k>>32)&0xffff]; b != 0 {
+			if g := groupOf[k>>shift]; g != 0 {
+				if b := hists[g|uint32(k>>second)&0xffff]; b != 0 {
 					buckets[b-1].add(k)
 				}
 			}
@@ -281,16 +376,12 @@ func (p Pool) selectPercentiles(qs []float64, n int, sel *selection) []float64 {
 	}
 	at := make(map[int]float64, len(targets))
 	for _, t := range targets {
-		at[t.rank] = pynum.KeyFloat(buckets[hists[int(t.group)<<16|t.second]-1].at(t.within))
+		at[t.rank] = pynum.KeyFloat(buckets[hists[t.group<<16|t.second]-1].at(t.within))
 	}
-	for i, q := range qs {
-		lo, hi, gamma := pynum.PercentilePositions(n, q)
-		out[i] = pynum.Lerp(at[lo], at[hi], gamma)
-	}
-	return out
+	return at
 }
 
-// gathered is the keys of one 32-bit bucket, size of them in all. While
+// gathered is the keys of one bucket, size of them in all. While
 // they are all one key (a Pool of equal values: token counts, say) only
 // that key is kept, not a copy each.
 type gathered struct {
