@@ -33,10 +33,17 @@ func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, e
 	}
 
 	_, inMemory := r.(trace.MemoryReader)
+	// A job is one request, or a batch of a memory reader's: its requests
+	// need no copy, and a batch costs the channels one hand-over for many.
+	batch := 1
+	if inMemory {
+		batch = memoryBatch
+	}
 	type job struct {
-		in   *trace.Request
-		req  *requestCopy // in's copy, unless r holds its requests
-		v    T
+		in   []*trace.Request
+		one  [1]*trace.Request // in's memory for a job of one
+		req  *requestCopy      // in[0]'s copy, unless r holds its requests
+		v    []T               // the results, up to the first error
 		err  error
 		done chan struct{}
 	}
@@ -52,8 +59,25 @@ func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, e
 		defer wg.Done()
 		defer close(jobs)
 		defer close(order)
+		send := func(j *job) bool {
+			select {
+			case order <- j:
+			case <-stop:
+				return false
+			}
+			jobs <- j
+			return true
+		}
+		var j *job
 		for r.Scan() {
-			j := &job{in: r.Request(), done: make(chan struct{})}
+			if j == nil {
+				j = &job{done: make(chan struct{})}
+				j.in = j.one[:0]
+				if batch > 1 {
+					j.in = make([]*trace.Request, 0, batch)
+				}
+			}
+			in := r.Request()
 			if !inMemory {
 				var c *requestCopy
 				select {
@@ -61,15 +85,18 @@ func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, e
 				default:
 					c = new(requestCopy)
 				}
-				c.copyFrom(j.in)
-				j.in, j.req = &c.req, c
+				c.copyFrom(in)
+				in, j.req = &c.req, c
 			}
-			select {
-			case order <- j:
-			case <-stop:
-				return
+			if j.in = append(j.in, in); len(j.in) == batch {
+				if !send(j) {
+					return
+				}
+				j = nil
 			}
-			jobs <- j
+		}
+		if j != nil {
+			send(j)
 		}
 	}()
 	for range workers {
@@ -78,7 +105,15 @@ func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, e
 			defer wg.Done()
 			work := newWork()
 			for j := range jobs {
-				j.v, j.err = work(j.in)
+				j.v = make([]T, 0, len(j.in))
+				for _, in := range j.in {
+					v, err := work(in)
+					if err != nil {
+						j.err = err
+						break
+					}
+					j.v = append(j.v, v)
+				}
 				j.in = nil
 				if j.req != nil && cap(j.req.body) <= maxReusedBody {
 					select {
@@ -94,8 +129,13 @@ func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, e
 	var err error
 	for j := range order {
 		<-j.done
-		if err = j.err; err == nil {
-			err = fn(j.v)
+		for _, v := range j.v {
+			if err = fn(v); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = j.err
 		}
 		if err != nil {
 			close(stop)
@@ -110,6 +150,10 @@ func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, e
 	}
 	return r.Err()
 }
+
+// memoryBatch is how many of a memory reader's requests a worker takes at
+// once.
+const memoryBatch = 64
 
 // maxReusedBody is the largest body buffer a requestCopy is reused with: a
 // rare huge body is not kept in memory until the end of the run.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/sseaudit/sseaudit/trace"
@@ -37,7 +38,9 @@ func genTrace(t *testing.T, dir string, n int) string {
 
 // TestMapOrdered: results come back in trace order whatever the number of
 // workers, each request intact after later Scans, and the first error in
-// trace order is the one returned, with nothing after it handed on.
+// trace order, from work or fn, is the one returned, with nothing after it
+// handed on; from a file and from a memory reader (whose requests go to the
+// workers in batches: errors at a batch's first, inner and last request).
 func TestMapOrdered(t *testing.T) {
 	path := genTrace(t, t.TempDir(), 300)
 	r, err := trace.Open(path, trace.OpenOptions{})
@@ -45,9 +48,13 @@ func TestMapOrdered(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []string
+	var held []trace.Request  // deep copies, for the memory reader
 	index := map[string]int{} // request ID → position
 	for r.Scan() {
 		q := r.Request()
+		var c requestCopy
+		c.copyFrom(q)
+		held = append(held, c.req)
 		if _, dup := index[q.RequestID]; dup {
 			t.Fatalf("request ID %q twice", q.RequestID)
 		}
@@ -61,47 +68,60 @@ func TestMapOrdered(t *testing.T) {
 	if len(want) != 300 {
 		t.Fatalf("%d requests, want 300", len(want))
 	}
-	errAt := errors.New("request 137")
+	errAt, errFn := errors.New("work failed"), errors.New("fn failed")
 	for _, procs := range []int{1, 2, 4} {
-		for _, failAt := range []int{-1, 0, 137} {
-			t.Run(fmt.Sprintf("procs%d/fail%d", procs, failAt), func(t *testing.T) {
-				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-				r, err := trace.Open(path, trace.OpenOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer r.Close()
-				newWork := func() func(*trace.Request) (string, error) {
-					return func(q *trace.Request) (string, error) {
-						if index[q.RequestID] == failAt {
-							return "", errAt
+		for _, failAt := range []int{-1, 0, 63, 64, 137, 299} {
+			for _, kind := range []string{"file", "memory", "fn/file", "fn/memory"} {
+				t.Run(fmt.Sprintf("procs%d/fail%d/%s", procs, failAt, kind), func(t *testing.T) {
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+					var r trace.Reader = &memReader{reqs: held}
+					if strings.HasSuffix(kind, "file") {
+						f, err := trace.Open(path, trace.OpenOptions{})
+						if err != nil {
+							t.Fatal(err)
 						}
-						return fmt.Sprintf("%s/%d/%d", q.RequestID, len(q.Chunks), q.BodyBytes()), nil
+						defer f.Close()
+						r = f
 					}
-				}
-				var got []string
-				err = mapOrdered(r, newWork, func(s string) error {
-					got = append(got, s)
-					return nil
+					inFn, wantErr := strings.HasPrefix(kind, "fn/"), errAt
+					if inFn {
+						wantErr = errFn
+					}
+					newWork := func() func(*trace.Request) (string, error) {
+						return func(q *trace.Request) (string, error) {
+							if index[q.RequestID] == failAt && !inFn {
+								return "", errAt
+							}
+							return fmt.Sprintf("%s/%d/%d", q.RequestID, len(q.Chunks), q.BodyBytes()), nil
+						}
+					}
+					var got []string
+					err := mapOrdered(r, newWork, func(s string) error {
+						if inFn && len(got) == failAt {
+							return errFn
+						}
+						got = append(got, s)
+						return nil
+					})
+					n := len(want)
+					if failAt >= 0 {
+						n = failAt
+						if !errors.Is(err, wantErr) {
+							t.Fatalf("err = %v, want %v", err, wantErr)
+						}
+					} else if err != nil {
+						t.Fatal(err)
+					}
+					if len(got) != n {
+						t.Fatalf("%d results, want %d", len(got), n)
+					}
+					for k := range got {
+						if got[k] != want[k] {
+							t.Fatalf("result %d = %s, want %s", k, got[k], want[k])
+						}
+					}
 				})
-				n := len(want)
-				if failAt >= 0 {
-					n = failAt
-					if !errors.Is(err, errAt) {
-						t.Fatalf("err = %v, want %v", err, errAt)
-					}
-				} else if err != nil {
-					t.Fatal(err)
-				}
-				if len(got) != n {
-					t.Fatalf("%d results, want %d", len(got), n)
-				}
-				for k := range got {
-					if got[k] != want[k] {
-						t.Fatalf("result %d = %s, want %s", k, got[k], want[k])
-					}
-				}
-			})
+			}
 		}
 	}
 }
