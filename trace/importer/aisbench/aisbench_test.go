@@ -283,6 +283,9 @@ func TestLoadErrors(t *testing.T) {
 		{"time going back", "basic", Options{}, func(t *testing.T, wd string) {
 			execDB(t, db(wd), "UPDATE numpy_store SET arr_blob = ? WHERE id = 4", npyBlob(t, []float64{10, 11, 10.5}))
 		}, []string{`record "ds/3"`, "goes back"}},
+		{"NaN time point", "basic", Options{}, func(t *testing.T, wd string) {
+			execDB(t, db(wd), "UPDATE numpy_store SET arr_blob = ? WHERE id = 4", npyBlob(t, []float64{10, math.NaN(), 12}))
+		}, []string{`record "ds/3"`, "numpy_store row 4", "time point 1 is NaN"}},
 		{"one time point", "basic", Options{}, func(t *testing.T, wd string) {
 			execDB(t, db(wd), "UPDATE numpy_store SET arr_blob = ? WHERE id = 4", npyBlob(t, []float64{10}))
 		}, []string{`record "ds/3"`, "successful record with 1 time points", "disagree"}},

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"iter"
 	"sync/atomic"
+
+	"github.com/sseaudit/sseaudit/trace"
 )
 
 // A prefetcher reads the databases' arrays while the details are read: one
@@ -72,6 +74,7 @@ type prefetchedRow struct {
 	id  int64
 	tp  []float64
 	err error // decodeOwnedTimePoints'
+	bad error // trace.CheckTimePoints' of tp
 }
 
 // prefetchBudget bounds what the prefetches hold together (arrays, the
@@ -139,19 +142,24 @@ func (p *prefetcher) read(run *Run, pf *prefetch) {
 			return errPrefetchStopped
 		}
 		tp, err := decodeOwnedTimePoints(blob)
+		var bad error
 		if err == nil {
 			tp = sl.copyOf(tp) // blob is SQLite's memory, or the driver's let go
+			bad = trace.CheckTimePoints(tp)
 		}
 		// What the row holds: its array, or its error's text, and the row.
 		held := 8*int64(len(tp)) + prefetchRowBytes
 		if err != nil {
 			held += int64(len(err.Error()))
 		}
+		if bad != nil {
+			held += int64(len(bad.Error()))
+		}
 		if p.held.Add(held) > prefetchBudget {
 			p.stop.Store(true) // the databases after this one are read as usual
 			return errOverBudget
 		}
-		pf.rows.add(prefetchedRow{id: id, tp: tp, err: err})
+		pf.rows.add(prefetchedRow{id: id, tp: tp, err: err, bad: bad})
 		return nil
 	}
 	if pendingJournal(pf.path) == "" && storeReadable(pf.path) {
