@@ -80,6 +80,9 @@ type PerRequest struct {
 	// Intervals is the number of intervals, np.diff(tp[1:]); ZeroIntervals
 	// of them exactly 0.
 	Intervals, ZeroIntervals int
+	// Unordered says that tp[1:] goes back somewhere (an interval below 0
+	// or NaN): First and End then need not bound its points.
+	Unordered bool
 }
 
 // Nonzero says whether the request counts towards ITL's and TPOT's N.
@@ -159,6 +162,9 @@ func (c *Calc) Derive(p *Part, visit func(i int, tp, intervals []float64)) {
 		for _, x := range intervals {
 			if x == 0 {
 				pr.ZeroIntervals++
+			}
+			if !(x >= 0) { // NaN too
+				pr.Unordered = true
 			}
 		}
 		c.Requests[i] = pr

@@ -299,16 +299,30 @@ func (c *Calc) Windowed(st *aisbench.StageResult) *WindowedThroughput {
 	var tp []float64
 	var decoded []run.Event
 	for _, i := range c.ais.Kept {
-		tp = c.run.TimePoints(i, tp)
 		evs := c.run.Events(i, &decoded)
-		if evs == nil || len(evs) != len(tp)-1 {
+		after := c.run.Points(i) - 1 // the points of tp[1:]
+		if evs == nil || len(evs) != after {
 			evs = nil
 			allEvents = false
 		}
+		// A request inside the window, its points in order, counts every
+		// point: they need not be read.
+		pr := &c.ais.Requests[i]
+		inside := !pr.Unordered && pr.First >= w.StartSeconds && pr.End <= w.EndSeconds
+		if inside && evs == nil {
+			wt.Events, points = wt.Events+after, points+int64(after)
+			wt.Requests++ // after ≥ 1: a kept request has two points or more
+			continue
+		}
+		if !inside {
+			tp = c.run.TimePoints(i, tp)
+		}
 		counted := false
-		for k, t := range tp[1:] {
-			if t < w.StartSeconds || t > w.EndSeconds {
-				continue
+		for k := range after {
+			if !inside {
+				if t := tp[k+1]; t < w.StartSeconds || t > w.EndSeconds {
+					continue
+				}
 			}
 			counted = true
 			wt.Events++
