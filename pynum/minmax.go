@@ -11,22 +11,26 @@ type MinMax struct {
 
 // Add takes xs after the samples added so far.
 func (m *MinMax) Add(xs []float64) {
-	if m.isNaN {
+	if m.isNaN || len(xs) == 0 {
 		return
 	}
+	if !m.seen {
+		m.lo, m.hi, m.seen = xs[0], xs[0], true
+	}
+	// In locals, not m's fields: the loop then keeps them in registers.
+	lo, hi := m.lo, m.hi
 	for _, x := range xs {
 		switch {
-		case math.IsNaN(x):
+		case x < lo:
+			lo = x
+		case x > hi:
+			hi = x
+		case math.IsNaN(x): // which neither comparison takes
 			m.lo, m.hi, m.isNaN = x, x, true
 			return
-		case !m.seen:
-			m.lo, m.hi, m.seen = x, x, true
-		case x < m.lo:
-			m.lo = x
-		case x > m.hi:
-			m.hi = x
 		}
 	}
+	m.lo, m.hi = lo, hi
 }
 
 // Result is the minimum and the maximum.
