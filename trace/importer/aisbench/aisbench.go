@@ -415,9 +415,15 @@ func (run *Run) readRecords(opts Options) error {
 		fileBytes = storedBytes(run.Details) // a sparse file's holes hold no records
 	}
 	for _, file := range files {
-		err := eachLine(file, opts.MaxLineBytes, func(line int, b []byte) error {
-			readBytes += int64(len(b)) + 1
+		// The lines are parsed in parallel (parseRecord reads only the
+		// run's dataset and where it reads from); the rest, in order.
+		parse := func(line int, b []byte) parsedRecord {
 			rec, keep, err := run.parseRecord(file, line, b)
+			return parsedRecord{rec, keep, err}
+		}
+		err := eachParsed(file, opts.MaxLineBytes, parse, func(line, n int, p parsedRecord) error {
+			readBytes += int64(n) + 1
+			rec, keep, err := p.rec, p.keep, p.err
 			switch {
 			case err != nil:
 				return err
@@ -501,6 +507,13 @@ func (run *Run) readRecords(opts Options) error {
 		}
 	}
 	return nil
+}
+
+// parsedRecord is parseRecord's result.
+type parsedRecord struct {
+	rec  Record
+	keep bool
+	err  error
 }
 
 // recordBlock is how many records a block of readRecords holds at most (a

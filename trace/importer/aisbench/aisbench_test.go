@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -50,6 +51,16 @@ func TestLoadWorkdirs(t *testing.T) {
 				}
 				if err != nil || !reflect.DeepEqual(seq, run) {
 					t.Errorf("the database read while the details are read and after them differ (%v)", err)
+				}
+				oneProc, err := func() (*Run, error) {
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+					return Load(dir, Options{})
+				}()
+				if err == nil {
+					oneProc.prefetchedDBs = run.prefetchedDBs
+				}
+				if err != nil || !reflect.DeepEqual(oneProc, run) {
+					t.Errorf("the details parsed in parallel and one line at a time differ (%v)", err)
 				}
 				if len(run.Records) != c.records {
 					t.Errorf("%d records, want %d", len(run.Records), c.records)
@@ -340,6 +351,14 @@ func TestLoadErrors(t *testing.T) {
 			}
 			if _, seqErr := loadSequential(wd, c.opts); seqErr == nil || seqErr.Error() != err.Error() {
 				t.Errorf("read while the details are read: %v\nread after them: %v", err, seqErr)
+			}
+			oneProc := func() error {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+				_, err := Load(wd, c.opts)
+				return err
+			}()
+			if oneProc == nil || oneProc.Error() != err.Error() {
+				t.Errorf("details parsed in parallel: %v\none line at a time: %v", err, oneProc)
 			}
 			var e *Error
 			if !errors.As(err, &e) {
