@@ -205,6 +205,20 @@ func (c *Checker) Check(r *Request, pos Error) error {
 // (they are read from a monotonic clock; a point going back would make a
 // negative TTFT, E2EL or ITL).
 func CheckTimePoints(tp []float64) error {
+	// One test a point: t-t is 0 for a finite t (NaN for NaN and the
+	// infinities), and every comparison with NaN is false.
+	prev := math.Inf(-1)
+	for _, t := range tp {
+		if !(t-t == 0 && t >= prev) {
+			return timePointsError(tp)
+		}
+		prev = t
+	}
+	return nil
+}
+
+// timePointsError says what is wrong with the first bad point of tp.
+func timePointsError(tp []float64) error {
 	for i, t := range tp {
 		if math.IsNaN(t) || math.IsInf(t, 0) {
 			return fmt.Errorf("time point %d is %v: want a finite number of seconds", i, t)

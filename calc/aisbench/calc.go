@@ -148,23 +148,24 @@ func (c *Calc) Derive(p *Part, visit func(i int, tp, intervals []float64)) {
 			continue
 		}
 		tp = c.run.TimePoints(i, tp)
-		if p.nanErr == nil {
-			if j := slices.IndexFunc(tp, math.IsNaN); j >= 0 {
-				p.nanErr = &NaNTimePointError{ID: c.run.ID(i), Index: i, Point: j}
-			}
-		}
+		pr := PerRequest{Start: tp[0], First: tp[1], End: tp[len(tp)-1],
+			Latency: E2EL(tp[0], tp[len(tp)-1]), TTFT: TTFT(tp[0], tp[1]), Intervals: len(tp) - 2}
 		intervals = intervals[:0]
 		for j := 2; j < len(tp); j++ {
-			intervals = append(intervals, tp[j]-tp[j-1])
-		}
-		pr := PerRequest{Start: tp[0], First: tp[1], End: tp[len(tp)-1],
-			Latency: E2EL(tp[0], tp[len(tp)-1]), TTFT: TTFT(tp[0], tp[1]), Intervals: len(intervals)}
-		for _, x := range intervals {
+			x := tp[j] - tp[j-1]
+			intervals = append(intervals, x)
 			if x == 0 {
 				pr.ZeroIntervals++
 			}
 			if !(x >= 0) { // NaN too
 				pr.Unordered = true
+			}
+		}
+		// A NaN point past tp[1] makes an interval NaN: only then, or with
+		// a NaN first two, is there one to find.
+		if p.nanErr == nil && (pr.Unordered || math.IsNaN(tp[0]) || math.IsNaN(tp[1])) {
+			if j := slices.IndexFunc(tp, math.IsNaN); j >= 0 {
+				p.nanErr = &NaNTimePointError{ID: c.run.ID(i), Index: i, Point: j}
 			}
 		}
 		c.Requests[i] = pr
