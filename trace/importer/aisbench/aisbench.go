@@ -1081,6 +1081,9 @@ func (run *Run) TimedRequests() []trace.Request { return run.traceRequests(false
 
 func (run *Run) traceRequests(extra bool) []trace.Request {
 	out := make([]trace.Request, len(run.Records))
+	// The requests' end times and statuses, in two arrays rather than an
+	// allocation each.
+	ends, statuses := make([]int64, len(run.Records)), make([]int32, len(run.Records))
 	for i := range run.Records {
 		r := &run.Records[i]
 		q := trace.Request{RequestID: r.RequestID, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}
@@ -1088,8 +1091,8 @@ func (run *Run) traceRequests(extra bool) []trace.Request {
 			q.TimePointsS = r.TimePoints
 			if len(r.TimePoints) > 0 {
 				q.T0Ns = nanos(r.TimePoints[0])
-				end := max(nanos(r.TimePoints[len(r.TimePoints)-1]), q.T0Ns)
-				q.EndNs = &end
+				ends[i] = max(nanos(r.TimePoints[len(r.TimePoints)-1]), q.T0Ns)
+				q.EndNs = &ends[i]
 			}
 		} else {
 			q.TimePointsS = []float64{}
@@ -1108,8 +1111,8 @@ func (run *Run) traceRequests(extra bool) []trace.Request {
 			msg := "time_points null in the details (AISBench could not save them): AISBench counts the request as failed"
 			q.Error = &msg
 		default:
-			ok := int32(200)
-			q.HTTPStatus = &ok
+			statuses[i] = 200
+			q.HTTPStatus = &statuses[i]
 		}
 		if extra {
 			ref := trace.Value{Int: r.DBRef, Null: !r.HasRef}
