@@ -34,17 +34,13 @@ func SortFloats(xs []float64) {
 	radixSortFloats(xs[:n])
 }
 
-// FloatKey maps a float64 to a uint64 whose unsigned order is the float
-// order; -0 and +0 map alike (they compare equal).
+// FloatKey maps a float64 that is not NaN to a uint64 whose unsigned
+// order is the float order; -0 and +0 map alike (they compare equal).
+// Without a branch: x + 0 is x but for -0, which it makes +0; a negative
+// float's bits are all flipped, a positive float's sign bit set.
 func FloatKey(x float64) uint64 {
-	if x == 0 {
-		x = 0 // -0 → +0
-	}
-	b := math.Float64bits(x)
-	if b>>63 == 1 {
-		return ^b
-	}
-	return b | 1<<63
+	b := math.Float64bits(x + 0)
+	return b ^ (uint64(int64(b)>>63) | 1<<63)
 }
 
 // KeyFloat is the float FloatKey maps to k (+0 for -0).
