@@ -4,6 +4,7 @@
 requests make a few hundred MB.
 
     AISB_SRC=SRC_DIR /usr/bin/python3 testdata/aisbench/make_large.py N WORK_DIR [--summarize]
+    AISB_SRC=SRC_DIR /usr/bin/python3 testdata/aisbench/make_large.py --summarize-only WORK_DIR
 
 The records and arrays are written by AISBench's own output handler (the
 oracle's write_workdir: RequestOutput.get_metrics -> np.save into SQLite ->
@@ -13,6 +14,8 @@ request, each time point whole nanoseconds over 1e9 as time.perf_counter()
 returns them. With --summarize, AISBench's DefaultPerfSummarizer then writes
 <ds>.csv and <ds>.json (and the time its summarize() took is printed): the
 check compares against AISBench's own report of the large run.
+--summarize-only runs and times that summarize() alone, on a work_dir made
+before (bench/check-speed.sh alternates it with `audit check`).
 """
 import contextlib
 import io
@@ -28,9 +31,15 @@ import oracle  # noqa: E402
 
 
 def main():
+    c = 64
+    if sys.argv[1] == "--summarize-only":
+        L, wd = aisb_env.load(), sys.argv[2]
+        t = time.time()
+        summarize(L, wd, c)
+        print(f"AISBench summarizer (DefaultPerfSummarizer.summarize(), default calculator): {time.time() - t:.1f} s", file=sys.stderr)
+        return
     n, wd = int(sys.argv[1]), sys.argv[2]
     rng = random.Random(7)
-    c = 64
     free = [1000.0 + 0.001 * i for i in range(c)]
     prompt = "lorem ipsum " * 170
     reqs = []
