@@ -101,6 +101,9 @@ func eachParsed[T any](path string, maxLine int, parse func(line int, b []byte) 
 			break
 		}
 		clear(b.out) // let go of what the parses point to
+		if cap(b.buf) > maxReusedBatch {
+			continue // a huge line's batch is not kept to the end
+		}
 		select {
 		case free <- b:
 		default:
@@ -113,10 +116,12 @@ func eachParsed[T any](path string, maxLine int, parse func(line int, b []byte) 
 	return readErr
 }
 
-// A batch of eachParsed holds about batchBytes of lines, or batchLines.
+// A batch of eachParsed holds about batchBytes of lines, or batchLines;
+// one that grew past maxReusedBatch (a line of megabytes) is not reused.
 const (
-	batchBytes = 256 << 10
-	batchLines = 1024
+	batchBytes     = 256 << 10
+	batchLines     = 1024
+	maxReusedBatch = 4 * batchBytes
 )
 
 var errBatchStopped = errors.New("stopped")

@@ -14,7 +14,8 @@ import (
 // with their numbers and lengths, as eachLine gives them; an error from fn
 // stops it at that line, a read error (a line over the bound) comes after
 // every line before it; at GOMAXPROCS 1, 2 and 4, with lines that fill
-// batches by count and by bytes, and a last line without its newline.
+// batches by count and by bytes, one too long for its batch to be reused,
+// and a last line without its newline.
 func TestEachParsed(t *testing.T) {
 	var sb strings.Builder
 	lines := 3*batchLines + 17
@@ -22,6 +23,9 @@ func TestEachParsed(t *testing.T) {
 		n := 1 + i%13
 		if i%500 == 7 {
 			n = batchBytes / 3 // a few long lines fill batches by bytes
+		}
+		if i == 2000 {
+			n = maxReusedBatch + 1 // a batch too large to reuse
 		}
 		fmt.Fprintf(&sb, "%d:%s", i+1, strings.Repeat("x", n))
 		if i < lines-1 {
