@@ -2,8 +2,8 @@ package record
 
 import (
 	"runtime"
-	"sync"
 
+	"github.com/sseaudit/sseaudit/internal/parallel"
 	"github.com/sseaudit/sseaudit/trace"
 )
 
@@ -40,38 +40,20 @@ func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, e
 		batch = memoryBatch
 	}
 	type job struct {
-		in   []*trace.Request
-		one  [1]*trace.Request // in's memory for a job of one
-		req  *requestCopy      // in[0]'s copy, unless r holds its requests
-		v    []T               // the results, up to the first error
-		err  error
-		done chan struct{}
+		in  []*trace.Request
+		one [1]*trace.Request // in's memory for a job of one
+		req *requestCopy      // in[0]'s copy, unless r holds its requests
+		v   []T               // the results, up to the first error
+		err error
 	}
-	jobs := make(chan *job, 2*workers)  // to the workers
-	order := make(chan *job, 4*workers) // to this goroutine, in trace order
 	// Copies whose work is done, for the reader to fill again; room for
-	// more than can be in flight at once.
-	free := make(chan *requestCopy, cap(jobs)+cap(order)+workers)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { // the reader: a Request is only valid until the next Scan
-		defer wg.Done()
-		defer close(jobs)
-		defer close(order)
-		send := func(j *job) bool {
-			select {
-			case order <- j:
-			case <-stop:
-				return false
-			}
-			jobs <- j
-			return true
-		}
+	// every job that can be in flight.
+	free := make(chan *requestCopy, parallel.InFlight(workers))
+	produce := func(send func(*job) bool) error { // a Request is only valid until the next Scan
 		var j *job
 		for r.Scan() {
 			if j == nil {
-				j = &job{done: make(chan struct{})}
+				j = &job{}
 				j.in = j.one[:0]
 				if batch > 1 {
 					j.in = make([]*trace.Request, 0, batch)
@@ -90,7 +72,7 @@ func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, e
 			}
 			if j.in = append(j.in, in); len(j.in) == batch {
 				if !send(j) {
-					return
+					return nil
 				}
 				j = nil
 			}
@@ -98,57 +80,38 @@ func mapOrdered[T any](r trace.Reader, newWork func() func(*trace.Request) (T, e
 		if j != nil {
 			send(j)
 		}
-	}()
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work := newWork()
-			for j := range jobs {
-				j.v = make([]T, 0, len(j.in))
-				for _, in := range j.in {
-					v, err := work(in)
-					if err != nil {
-						j.err = err
-						break
-					}
-					j.v = append(j.v, v)
-				}
-				j.in = nil
-				if j.req != nil && cap(j.req.body) <= maxReusedBody {
-					select {
-					case free <- j.req:
-					default: // not expected: free has room for every copy
-					}
-				}
-				j.req = nil
-				close(j.done)
-			}
-		}()
+		return r.Err()
 	}
-	var err error
-	for j := range order {
-		<-j.done
+	newJobWork := func() func(*job) {
+		work := newWork()
+		return func(j *job) {
+			j.v = make([]T, 0, len(j.in))
+			for _, in := range j.in {
+				v, err := work(in)
+				if err != nil {
+					j.err = err
+					break
+				}
+				j.v = append(j.v, v)
+			}
+			j.in = nil
+			if j.req != nil && cap(j.req.body) <= maxReusedBody {
+				select {
+				case free <- j.req:
+				default: // not expected: free has room for every copy
+				}
+			}
+			j.req = nil
+		}
+	}
+	return parallel.Ordered(workers, produce, newJobWork, func(j *job) error {
 		for _, v := range j.v {
-			if err = fn(v); err != nil {
-				break
+			if err := fn(v); err != nil {
+				return err
 			}
 		}
-		if err == nil {
-			err = j.err
-		}
-		if err != nil {
-			close(stop)
-			for range order { // let the reader finish its send and stop
-			}
-			break
-		}
-	}
-	wg.Wait()
-	if err != nil {
-		return err
-	}
-	return r.Err()
+		return j.err
+	})
 }
 
 // memoryBatch is how many of a memory reader's requests a worker takes at

@@ -217,7 +217,8 @@ func CheckTimePoints(tp []float64) error {
 	return nil
 }
 
-// timePointsError says what is wrong with the first bad point of tp.
+// timePointsError says what is wrong with the first bad point of tp: the
+// rule point by point (nil when every point is good).
 func timePointsError(tp []float64) error {
 	for i, t := range tp {
 		if math.IsNaN(t) || math.IsInf(t, 0) {

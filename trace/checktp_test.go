@@ -7,22 +7,9 @@ import (
 	"testing"
 )
 
-// checkTimePointsPlain is the rule point by point, as it was written
-// first: the reference CheckTimePoints' one-test loop is held to.
-func checkTimePointsPlain(tp []float64) error {
-	for i, t := range tp {
-		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return fmt.Errorf("time point %d is %v: want a finite number of seconds", i, t)
-		}
-		if i > 0 && t < tp[i-1] {
-			return fmt.Errorf("time point %d (%v s) goes back from %v s: want non-decreasing time points (a monotonic clock)", i, t, tp[i-1])
-		}
-	}
-	return nil
-}
-
-// TestCheckTimePointsAsPlain: the same verdict and message as the plain
-// rule on lists with NaN, either infinity, the largest floats, both zeros,
+// TestCheckTimePointsAsPlain: the one-test loop gives the verdict and the
+// message of the plain rule, point by point (timePointsError, nil for a good
+// list), on lists with NaN, either infinity, the largest floats, both zeros,
 // repeats and points going back, anywhere in the list.
 func TestCheckTimePointsAsPlain(t *testing.T) {
 	odd := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, -math.MaxFloat64,
@@ -49,7 +36,7 @@ func TestCheckTimePointsAsPlain(t *testing.T) {
 	}
 	bad := 0
 	for _, tp := range cases {
-		got, want := CheckTimePoints(tp), checkTimePointsPlain(tp)
+		got, want := CheckTimePoints(tp), timePointsError(tp)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%v: %v, want %v", tp, got, want)
 		}

@@ -3,7 +3,8 @@ package aisbench
 import (
 	"errors"
 	"runtime"
-	"sync"
+
+	"github.com/sseaudit/sseaudit/internal/parallel"
 )
 
 // eachParsed is eachLine with parse run on the lines in parallel: the
@@ -22,28 +23,9 @@ func eachParsed[T any](path string, maxLine int, parse func(line int, b []byte) 
 		ends  []int  // where each ends in buf
 		first int    // the first line's number
 		out   []T
-		done  chan struct{}
 	}
-	jobs := make(chan *batch, workers)    // to the workers
-	order := make(chan *batch, 2*workers) // to fn, in file order
-	free := make(chan *batch, cap(jobs)+cap(order)+workers+1)
-	stop := make(chan struct{})
-	var readErr error // eachLine's, once order is closed
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer close(jobs)
-		defer close(order)
-		send := func(b *batch) bool {
-			select {
-			case order <- b:
-			case <-stop:
-				return false
-			}
-			jobs <- b
-			return true
-		}
+	free := make(chan *batch, parallel.InFlight(workers))
+	produce := func(send func(*batch) bool) error {
 		var cur *batch
 		err := eachLine(path, maxLine, func(line int, b []byte) error {
 			if cur == nil {
@@ -53,7 +35,7 @@ func eachParsed[T any](path string, maxLine int, parse func(line int, b []byte) 
 				default:
 					cur = &batch{buf: make([]byte, 0, batchBytes)}
 				}
-				cur.first, cur.done = line, make(chan struct{})
+				cur.first = line
 			}
 			cur.buf = append(cur.buf, b...)
 			cur.ends = append(cur.ends, len(cur.buf))
@@ -65,55 +47,37 @@ func eachParsed[T any](path string, maxLine int, parse func(line int, b []byte) 
 			}
 			return nil
 		})
-		if cur != nil && !errors.Is(err, errBatchStopped) && !send(cur) {
-			return
+		if cur != nil && !errors.Is(err, errBatchStopped) {
+			send(cur) // the lines before a read error go first
 		}
-		readErr = err
-	}()
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range jobs {
-				start := 0
-				for k, end := range b.ends {
-					b.out = append(b.out, parse(b.first+k, b.buf[start:end]))
-					start = end
-				}
-				close(b.done)
-			}
-		}()
+		return err
 	}
-	var err error
-	for b := range order {
-		<-b.done
+	newWork := func() func(*batch) {
+		return func(b *batch) {
+			start := 0
+			for k, end := range b.ends {
+				b.out = append(b.out, parse(b.first+k, b.buf[start:end]))
+				start = end
+			}
+		}
+	}
+	return parallel.Ordered(workers, produce, newWork, func(b *batch) error {
 		start := 0
 		for k, v := range b.out {
-			if err = fn(b.first+k, b.ends[k]-start, v); err != nil {
-				break
+			if err := fn(b.first+k, b.ends[k]-start, v); err != nil {
+				return err
 			}
 			start = b.ends[k]
 		}
-		if err != nil {
-			close(stop)
-			for range order { // let the reader finish its send and stop
+		clear(b.out)                      // let go of what the parses point to
+		if cap(b.buf) <= maxReusedBatch { // a huge line's batch is not kept to the end
+			select {
+			case free <- b:
+			default:
 			}
-			break
 		}
-		clear(b.out) // let go of what the parses point to
-		if cap(b.buf) > maxReusedBatch {
-			continue // a huge line's batch is not kept to the end
-		}
-		select {
-		case free <- b:
-		default:
-		}
-	}
-	wg.Wait()
-	if err != nil {
-		return err
-	}
-	return readErr
+		return nil
+	})
 }
 
 // A batch of eachParsed holds about batchBytes of lines, or batchLines;
