@@ -664,10 +664,10 @@ func (run *Run) readDatabases(opts Options) error {
 				Msg: fmt.Sprintf("database %s is missing (looked in db_data/ and tmp/)", name), Err: os.ErrNotExist}
 		}
 		m := refs[name]
-		// place puts row id's time points in its record; bad is
-		// trace.CheckTimePoints(tp) when checked (a prefetch checks its
-		// rows while the details are read).
-		place := func(id int64, tp []float64, err error, checked bool, bad error) error {
+		// place puts row id's time points in its record; err is their
+		// decoding's error, bad trace.CheckTimePoints' (a prefetch checks
+		// its rows while the details are read).
+		place := func(id int64, tp []float64, err, bad error) error {
 			rf, ok := m[id]
 			if !ok {
 				unreferenced++
@@ -677,9 +677,6 @@ func (run *Run) readDatabases(opts Options) error {
 			rf.used = true
 			if err != nil {
 				return &Error{File: path, Record: r.RequestID, Msg: fmt.Sprintf("numpy_store row %d (record at %s line %d): not a float64 array as np.save writes it", id, filepath.Base(r.File), r.Line), Err: err}
-			}
-			if !checked {
-				bad = trace.CheckTimePoints(tp)
 			}
 			if bad != nil {
 				return &Error{File: path, Record: r.RequestID, Msg: fmt.Sprintf("numpy_store row %d (record at %s line %d): %v", id, filepath.Base(r.File), r.Line, bad)}
@@ -695,7 +692,7 @@ func (run *Run) readDatabases(opts Options) error {
 		if pf := run.prefetched(name, path); pf != nil {
 			note = pf.note
 			for row := range pf.rows.all() {
-				if err = place(row.id, row.tp, row.err, true, row.bad); err != nil {
+				if err = place(row.id, row.tp, row.err, row.bad); err != nil {
 					break
 				}
 			}
@@ -709,7 +706,7 @@ func (run *Run) readDatabases(opts Options) error {
 					return nil
 				}
 				tp, err := decodeOwnedTimePoints(blob)
-				return place(id, tp, err, false, nil)
+				return place(id, tp, err, trace.CheckTimePoints(tp))
 			})
 		}
 		if note != "" {

@@ -69,8 +69,10 @@ func eachParsed[T any](path string, maxLine int, parse func(line int, b []byte) 
 			}
 			start = b.ends[k]
 		}
-		clear(b.out)                      // let go of what the parses point to
-		if cap(b.buf) <= maxReusedBatch { // a huge line's batch is not kept to the end
+		// Let go of what the parses point to; a huge line's batch is not
+		// kept to the end.
+		clear(b.out)
+		if cap(b.buf) <= maxReusedBatch {
 			select {
 			case free <- b:
 			default:
