@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"github.com/sseaudit/sseaudit/internal/rawconn"
@@ -15,7 +16,29 @@ import (
 // on each of its TCP connections, which then know when each request
 // arrived (see arrivalOf). A connection whose socket refuses it is
 // returned as it is.
-func ArrivalListener(l net.Listener) net.Listener { return &arrivalListener{l} }
+//
+// The listening socket asks for the times too, at once. The kernel stamps
+// what it receives only while some socket of the machine wants stamps,
+// and starts a moment after the first asks (net_enable_timestamp defers
+// it to a work queue). A segment that came unstamped is given the time it
+// is read instead ("race occurred between timestamp enabling and packet
+// receiving", __sock_recv_timestamp). So with only accepted sockets
+// asking, the first requests of a run, on connections opened together,
+// were read as arriving when the server got to them: each of their
+// streams 0.2-0.4 ms late as a whole on the wire at 16 streams
+// (docs/performance.md). A listener that asks keeps the kernel stamping
+// from before the first client to its close, and its connections inherit
+// the option (sk_clone_lock).
+func ArrivalListener(l net.Listener) net.Listener {
+	if sc, ok := l.(syscall.Conn); ok {
+		if rc, err := sc.SyscallConn(); err == nil {
+			rc.Control(func(fd uintptr) {
+				unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+			})
+		}
+	}
+	return &arrivalListener{l}
+}
 
 type arrivalListener struct{ net.Listener }
 
