@@ -36,7 +36,9 @@
 #   SERVE_WRAP  a command the server runs under (e.g. "chrt -f 10": out of
 #               the way of other jobs on a loaded machine)
 #   CLIENT_WRAP the same for the clients
-#   KEEP=1      keep the temporary directory (traces, captures, logs)
+#   KEEP=1      keep the temporary directory (traces, captures NAME-C-ROUND.pcap,
+#               logs); `serve_timing.py streams` reads a capture stream by
+#               stream
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -84,11 +86,12 @@ bins=(after)
 # busy: the machine's busy and total jiffies, all CPUs (/proc/stat).
 busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat; }
 
-# run NAME BIN C: one measured run; its figures appended to $tmp/NAME-C.runs.
+# run NAME BIN C ROUND: one measured run; its figures appended to
+# $tmp/NAME-C.runs.
 run() {
 	local name=$1 bin=$2 c=$3 n=$(($3 * per))
 	((n >= min_requests)) || n=$min_requests
-	local trace=$tmp/trace-$n.jsonl pcap=$tmp/$name-$c.pcap
+	local trace=$tmp/trace-$n.jsonl pcap=$tmp/$name-$c-$4.pcap
 	[[ -f $trace ]] || "$after" gen --profile chat --requests "$n" --concurrency "$c" --seed 22 -o "$trace" 2>/dev/null
 	tcpdump -i lo -n -U -s 0 -B 65536 --time-stamp-precision=nano -w "$pcap" "port $port" 2>"$tmp/tcpdump.err" &
 	local dump=$!
@@ -149,7 +152,7 @@ for ((r = 1; r <= rounds; r++)); do
 		for name in "${bins[@]}"; do
 			bin=$after
 			[[ $name == before ]] && bin=$before
-			run "$name" "$bin" "$c"
+			run "$name" "$bin" "$c" "$r"
 		done
 	done
 done

@@ -28,6 +28,13 @@
       With SERVE_TIMING_LATE set to a file, every read's lateness (ns, one
       a line) is appended to it too.
 
+  serve_timing.py streams TRACE.jsonl PCAP PORT [SPEED]
+      A line a replayed response, in arrival order: its client port,
+      arrival (ms after the first), request id, reads, and the lateness of
+      its first read, its median and its latest read (µs), with when that
+      one left (ms): a stream late as a whole (its arrival misread) against
+      writes late at one moment across streams (the server held up).
+
   serve_timing.py pooled FILE
       The count, median, P90, P99, P99.9 and max (µs) of the latenesses in
       FILE: every read of every round at once.
@@ -208,7 +215,9 @@ def percentile(xs, q):
     return xs[i] + (xs[j] - xs[i]) * (pos - i)
 
 
-def analyze(trace, pcap, port, speed):
+def replayed(trace, pcap, port, speed):
+    """(client port, arrival, request id, [(time, shared, offset)]) of each
+    replayed response of the capture, in arrival order."""
     offsets = {}
     with open(trace, encoding="utf-8", errors="surrogateescape") as f:
         for line in f:
@@ -221,23 +230,32 @@ def analyze(trace, pcap, port, speed):
             conns.setdefault(sport, (Stream(), Stream()))[0].add(t, seq, flags, payload)
         elif sport == port:
             conns.setdefault(dport, (Stream(), Stream()))[1].add(t, seq, flags, payload)
-    late, spacing, shared, nresp = [], [], 0, 0
-    for cs, ss in conns.values():
+    out = []
+    for cport, (cs, ss) in conns.items():
         reqs, resps = requests(cs), responses(ss)
         if len(reqs) != len(resps):
             sys.exit(f"serve_timing.py: a connection with {len(reqs)} requests and {len(resps)} responses")
         for arrival, (rid, status, chunks) in zip(reqs, resps):
             if rid not in offsets:
                 continue  # not a replayed stream (an error answer)
-            nresp += 1
             want = offsets[rid]
             if len(chunks) != len(want):
                 sys.exit(f"serve_timing.py: {rid}: {len(chunks)} chunks on the wire, {len(want)} reads in the trace")
-            for (t, sh), o in zip(chunks, want):
-                late.append(t - (arrival + o))
-                shared += sh
-            for (t, _), o in zip(chunks[1:], want[1:]):
-                spacing.append(t - (chunks[0][0] + o - want[0]))
+            out.append((cport, arrival, rid, [(t, sh, o) for (t, sh), o in zip(chunks, want)]))
+    out.sort(key=lambda r: r[1])
+    return out
+
+
+def analyze(trace, pcap, port, speed):
+    late, spacing, shared, nresp = [], [], 0, 0
+    for _, arrival, _, reads in replayed(trace, pcap, port, speed):
+        nresp += 1
+        for t, sh, o in reads:
+            late.append(t - (arrival + o))
+            shared += sh
+        t0, _, o0 = reads[0]
+        for t, _, o in reads[1:]:
+            spacing.append(t - (t0 + o - o0))
     if not late:
         sys.exit("serve_timing.py: no replayed read in the capture")
     late.sort()
@@ -257,6 +275,23 @@ def analyze(trace, pcap, port, speed):
     }, separators=(",", ":")))
 
 
+def streams(trace, pcap, port, speed):
+    """A line a replayed response, in arrival order: where a late read
+    comes from, a whole stream shifted (its first read late, the pacing
+    not) or writes late at one moment across streams."""
+    rows = replayed(trace, pcap, port, speed)
+    if not rows:
+        sys.exit("serve_timing.py: no replayed read in the capture")
+    start = rows[0][1]
+    us = lambda v: round(v / 1000, 1)
+    print("client_port arrival_ms request_id reads first_us median_us max_us max_at_ms")
+    for cport, arrival, rid, reads in rows:
+        late = [t - (arrival + o) for t, _, o in reads]
+        worst = max(range(len(late)), key=late.__getitem__)
+        print(cport, round((arrival - start) / 1e6, 3), rid, len(reads), us(late[0]),
+              us(percentile(sorted(late), 50)), us(late[worst]), round((reads[worst][0] - start) / 1e6, 3))
+
+
 def pooled(path):
     with open(path, encoding="ascii") as f:
         late = sorted(int(x) for x in f)
@@ -271,8 +306,8 @@ def main():
         asyncio.run(client(a[1], int(a[2]), int(a[3])))
     elif len(a) == 2 and a[0] == "pooled":
         pooled(a[1])
-    elif len(a) in (4, 5) and a[0] == "analyze":
-        analyze(a[1], a[2], int(a[3]), float(a[4]) if len(a) == 5 else 1.0)
+    elif len(a) in (4, 5) and a[0] in ("analyze", "streams"):
+        (analyze if a[0] == "analyze" else streams)(a[1], a[2], int(a[3]), float(a[4]) if len(a) == 5 else 1.0)
     else:
         sys.exit(__doc__)
 

@@ -47,14 +47,17 @@ flight are cut).
 How precise: on Linux one pacer wakes on a timerfd for the next due write of
 every stream, armed early by how late its recent wakes were (by at most a tenth
 of the time between wakes: spinning costs at most a tenth of a core) and waiting
-the rest on the clock, and a request arrives when its first byte reached the
-machine (the kernel's receive time). Measured on the wire (bench/serve-timing.sh,
-2 cores, the Python clients on the same machine), writes left a median of 12 to
-66 µs after their schedule; P99 0.45 to 0.7 ms at 1 and 16 streams and 1.4 ms at
-64 at normal priority, where the clients hold the CPUs (a thread doing nothing
-but wake on time did no better); with --realtime 0.2 to 0.45 ms at 1 and 16
-streams, and at 64 streams 0.14 to 0.35 ms (a round now and then later, when the
-VM stalls) for 19 to 22% of a core.
+the rest on the clock, and a request arrives when the kernel received its first
+byte. Measured on the wire (bench/serve-timing.sh, 2 cores, the Python clients
+on the same machine): with --realtime, in 36 rounds of 36 at 1, 16 and 64
+streams each round's P99 was within 131 µs; at 64 streams the median was 7 µs
+and the P99 27 to 55 µs, for 11 to 14% of a core (a single write can be
+milliseconds late when the VM stalls). At normal priority the pacing is about as
+good (P99 36 to 136 µs after a stream's first write, in 34 rounds of 36), but in
+10 rounds of 36 the streams of the clients' opening burst start 0.2 to 1.6 ms
+late as a whole: the busy kernel took in their requests late (on loopback it
+stamps a TCP segment as it processes it, not as it is sent), and the server
+cannot know the request sooner than its kernel does.
 Elsewhere than Linux serve uses Go's timers. Figures: docs/performance.md.
 
 Arguments:
