@@ -24,6 +24,14 @@ func Ordered[J any](workers int, produce func(send func(J) bool) error, newWork 
 		defer close(jobs)
 		defer close(order)
 		produceErr = produce(func(j J) bool {
+			// Stopped first: once consume drains order, a select between the
+			// two would find both ready and pick at random, and keep making
+			// jobs past the stop (TestOrdered saw 30 for a bound of 29).
+			select {
+			case <-stop:
+				return false
+			default:
+			}
 			s := &slot{job: j, done: make(chan struct{})}
 			select {
 			case order <- s:
