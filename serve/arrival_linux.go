@@ -23,12 +23,12 @@ import (
 // it to a work queue). A segment that came unstamped is given the time it
 // is read instead ("race occurred between timestamp enabling and packet
 // receiving", __sock_recv_timestamp). So with only accepted sockets
-// asking, the first requests of a run, on connections opened together,
-// were read as arriving when the server got to them: each of their
-// streams 0.2-0.4 ms late as a whole on the wire at 16 streams
-// (docs/performance.md). A listener that asks keeps the kernel stamping
-// from before the first client to its close, and its connections inherit
-// the option (sk_clone_lock).
+// asking, a request on a new connection while no other socket asked (the
+// first of a run, one of a client that connects for each) was read as
+// arriving when the server got to it, its whole stream late by that
+// delay (TestArrivalOfFirstRequest). A listener that asks keeps the kernel
+// stamping from before the first client to its close, and its connections
+// inherit the option (sk_clone_lock).
 func ArrivalListener(l net.Listener) net.Listener {
 	if sc, ok := l.(syscall.Conn); ok {
 		if rc, err := sc.SyscallConn(); err == nil {
